@@ -1,0 +1,192 @@
+//! `skillpkg.toml`: project settings, found by walking up from the checked skill.
+//!
+//! ```toml
+//! # The clients these skills must load in; `--target` on the command line wins.
+//! targets = ["agentskills", "claude-code"]
+//! ```
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use serde::Deserialize;
+
+use super::target::Target;
+use crate::skill::text::SourceText;
+
+/// The configuration file's name.
+pub const FILE_NAME: &str = "skillpkg.toml";
+
+/// A loaded `skillpkg.toml`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Config {
+    pub path: PathBuf,
+    pub targets: Option<Vec<Target>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ConfigFile {
+    targets: Option<Vec<toml::Spanned<String>>>,
+}
+
+/// Why a configuration file could not be used.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ConfigError {
+    #[error("cannot read {}: {message}", path.display())]
+    Read { path: PathBuf, message: String },
+    #[error("{}:{line}:{column}: {message}", path.display())]
+    Invalid {
+        path: PathBuf,
+        line: usize,
+        column: usize,
+        message: String,
+    },
+}
+
+impl Config {
+    /// Parses the text of a configuration file.
+    pub fn parse(path: &Path, text: &str) -> Result<Self, ConfigError> {
+        let source = SourceText::from_string(text.to_owned());
+        let invalid = |offset: usize, message: String| {
+            let position = source.position(offset);
+            ConfigError::Invalid {
+                path: path.to_path_buf(),
+                line: position.line,
+                column: position.column,
+                message,
+            }
+        };
+        let file: ConfigFile = toml::from_str(text).map_err(|error| {
+            let offset = error.span().map_or(0, |span| span.start);
+            invalid(offset, error.message().trim_end().to_owned())
+        })?;
+        let targets = match file.targets {
+            None => None,
+            Some(names) if names.is_empty() => {
+                return Err(invalid(
+                    0,
+                    "`targets` is empty; name at least one target or remove the key".into(),
+                ));
+            }
+            Some(names) => Some(
+                names
+                    .into_iter()
+                    .map(|name| {
+                        let span = name.span();
+                        name.into_inner()
+                            .parse::<Target>()
+                            .map_err(|error| invalid(span.start, error.to_string()))
+                    })
+                    .collect::<Result<Vec<_>, _>>()?,
+            ),
+        };
+        Ok(Self {
+            path: path.to_path_buf(),
+            targets,
+        })
+    }
+}
+
+/// Finds the nearest `skillpkg.toml` above a folder, remembering what it found per folder.
+#[derive(Debug, Default)]
+pub struct ConfigFinder {
+    cache: Mutex<HashMap<PathBuf, Option<Arc<Config>>>>,
+}
+
+impl ConfigFinder {
+    /// The configuration that applies to `dir`: the nearest `skillpkg.toml` in `dir` or above.
+    pub fn for_dir(&self, dir: &Path) -> Result<Option<Arc<Config>>, ConfigError> {
+        let start = std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf());
+        let mut visited = Vec::new();
+        let mut current = Some(start.as_path());
+        let found = loop {
+            let Some(folder) = current else { break None };
+            if let Some(cached) = self.lock().get(folder) {
+                break cached.clone();
+            }
+            visited.push(folder.to_path_buf());
+            let candidate = folder.join(FILE_NAME);
+            if candidate.is_file() {
+                let text =
+                    fs_err::read_to_string(&candidate).map_err(|error| ConfigError::Read {
+                        path: candidate.clone(),
+                        message: error.to_string(),
+                    })?;
+                break Some(Arc::new(Config::parse(&candidate, &text)?));
+            }
+            current = folder.parent();
+        };
+        let mut cache = self.lock();
+        for folder in visited {
+            cache.insert(folder, found.clone());
+        }
+        Ok(found)
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<PathBuf, Option<Arc<Config>>>> {
+        self.cache
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_targets() {
+        let config = Config::parse(
+            Path::new("skillpkg.toml"),
+            "targets = [\"claude-code\", \"claude-ai\"]\n",
+        )
+        .unwrap();
+        assert_eq!(
+            config.targets,
+            Some(vec![Target::ClaudeCode, Target::ClaudeAi])
+        );
+    }
+
+    #[test]
+    fn unknown_target_points_at_it() {
+        let error =
+            Config::parse(Path::new("skillpkg.toml"), "\ntargets = [\"claude\"]\n").unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "skillpkg.toml:2:12: unknown target `claude` (expected one of: agentskills, skills-ref, claude-code, claude-code@2.1.88, claude-ai, codex, gemini-cli, opencode, copilot, goose)"
+        );
+    }
+
+    #[test]
+    fn unknown_keys_and_bad_toml_are_errors() {
+        let error = Config::parse(Path::new("skillpkg.toml"), "target = []\n").unwrap_err();
+        assert!(
+            error
+                .to_string()
+                .starts_with("skillpkg.toml:1:1: unknown field `target`"),
+            "{error}"
+        );
+        assert!(Config::parse(Path::new("skillpkg.toml"), "targets = [\n").is_err());
+    }
+
+    #[test]
+    fn finder_walks_up_and_caches() {
+        let tmp = tempfile::tempdir().unwrap();
+        let nested = tmp.path().join("a/b/c");
+        fs_err::create_dir_all(&nested).unwrap();
+        fs_err::write(
+            tmp.path().join("a").join(FILE_NAME),
+            "targets = [\"codex\"]\n",
+        )
+        .unwrap();
+        let finder = ConfigFinder::default();
+        let config = finder.for_dir(&nested).unwrap().unwrap();
+        assert_eq!(config.targets, Some(vec![Target::Codex]));
+        assert!(finder.lock().contains_key(&tmp.path().join("a/b")));
+        assert_eq!(
+            finder.for_dir(&tmp.path().join("a/b")).unwrap(),
+            Some(config)
+        );
+    }
+}

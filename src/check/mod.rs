@@ -1,0 +1,94 @@
+//! Checking skills: rules, targets, configuration and the findings they produce.
+//!
+//! [`check_skill`] runs the rules for every requested target and merges what they say: the same
+//! finding raised by two targets is reported once, at the higher severity, listing both targets.
+//! [`check_set`] then runs the rules that compare skills with each other.
+
+pub mod config;
+pub mod diagnostic;
+pub mod rule;
+pub mod rules;
+pub mod target;
+
+use diagnostic::Diagnostic;
+use rule::Severity;
+use target::Target;
+
+use crate::skill::Skill;
+
+/// A skill and everything found about it.
+#[derive(Clone, Debug)]
+pub struct Checked {
+    pub skill: Skill,
+    /// The targets it was checked against.
+    pub targets: Vec<Target>,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl Checked {
+    pub fn count(&self, severity: Severity) -> usize {
+        self.diagnostics
+            .iter()
+            .filter(|diagnostic| diagnostic.severity == severity)
+            .count()
+    }
+
+    /// No error for any target.
+    pub fn is_valid(&self) -> bool {
+        self.count(Severity::Error) == 0
+    }
+
+    /// Sorts findings by position (file-level first), then severity, then code.
+    pub fn sort(&mut self) {
+        self.diagnostics.sort_by(|a, b| {
+            let position = |d: &Diagnostic| d.span.as_ref().map(|span| (span.start, span.end));
+            position(a)
+                .cmp(&position(b))
+                .then(b.severity.cmp(&a.severity))
+                .then(a.rule.code.cmp(b.rule.code))
+        });
+    }
+}
+
+/// Checks one skill against `targets`.
+pub fn check_skill(skill: Skill, targets: &[Target]) -> Checked {
+    let mut diagnostics: Vec<Diagnostic> = Vec::new();
+    for &target in targets {
+        let before = diagnostics.len();
+        for mut found in rules::check(&skill, target) {
+            found.targets = vec![target];
+            // Merge only with findings of other targets: one target may raise the same rule
+            // twice at one place on purpose.
+            match diagnostics[..before].iter_mut().find(|seen| {
+                seen.rule == found.rule
+                    && seen.span == found.span
+                    && !seen.targets.contains(&target)
+            }) {
+                Some(seen) => {
+                    let mut targets = std::mem::take(&mut seen.targets);
+                    targets.push(target);
+                    if found.severity > seen.severity {
+                        *seen = found;
+                    }
+                    seen.targets = targets;
+                }
+                None => diagnostics.push(found),
+            }
+        }
+    }
+    let mut checked = Checked {
+        skill,
+        targets: targets.to_vec(),
+        diagnostics,
+    };
+    checked.sort();
+    checked
+}
+
+/// Runs the rules that compare skills; `checked` must be in the order findings are reported.
+pub fn check_set(checked: &mut [Checked]) {
+    rules::set::check_duplicate_names(checked);
+    for item in checked {
+        item.sort();
+    }
+}

@@ -1,0 +1,551 @@
+//! Rules about the frontmatter's structure and YAML.
+
+use std::borrow::Cow;
+use std::ops::Range;
+
+use super::{describe_fallback, yaml_quote};
+use crate::check::diagnostic::Diagnostic;
+use crate::check::rule::{
+    DUPLICATE_KEY, EMPTY_FRONTMATTER, FRONTMATTER_CUT, FRONTMATTER_NOT_MAPPING,
+    MISSING_FRONTMATTER, STRICT_YAML, Severity, TAB_INDENTATION, UNCLOSED_FRONTMATTER, YAML_SYNTAX,
+};
+use crate::check::target::{Family, Target};
+use crate::skill::frontmatter::{Region, Split};
+use crate::skill::model::SkillDoc;
+use crate::skill::text::SourceText;
+use crate::skill::yaml::{self, Feature, Yaml, YamlError, YamlErrorKind};
+use crate::skill::{Reading, Skill};
+
+use super::Context;
+
+/// The frontmatter parsed into a mapping, as this target reads it.
+pub(super) struct Parsed<'a> {
+    pub yaml: Cow<'a, Yaml>,
+    pub doc: Cow<'a, SkillDoc>,
+}
+
+const CUT_NOTE: &str = "Claude Code and skills-ref end the frontmatter at the first `---` anywhere, even inside a quoted value";
+const CUT_HELP: &str = "rephrase without `---` (an em dash `—` reads the same)";
+
+/// Reports a `---` where an agent stops reading the frontmatter earlier than skillpkg does.
+pub(super) fn check_cut(
+    source: &SourceText,
+    target: Target,
+    reading: &Reading,
+    canonical: &Reading,
+    out: &mut Vec<Diagnostic>,
+) {
+    let text = source.text();
+    match target.family() {
+        Family::ClaudeCode { .. } | Family::SkillsRef => {
+            let Some(theirs) = reading.region() else {
+                return;
+            };
+            let agent = target.display();
+            match canonical.region() {
+                Some(ours) if theirs.close.start < ours.close.start => {
+                    // skills-ref's verdict decides the severity once all its rules have run.
+                    let severity = if target.family() == Family::SkillsRef {
+                        Severity::Warning
+                    } else {
+                        Severity::Error
+                    };
+                    let what = cut_consequence(source, reading);
+                    out.push(
+                        Diagnostic::new(
+                            &FRONTMATTER_CUT,
+                            severity,
+                            format!("{agent} ends the frontmatter at this `---`{what}"),
+                        )
+                        .at(theirs.close.clone())
+                        .label("this agent cuts your frontmatter here")
+                        .note(CUT_NOTE)
+                        .help(CUT_HELP),
+                    );
+                }
+                Some(_) => {}
+                None => out.push(
+                    Diagnostic::warning(
+                        &FRONTMATTER_CUT,
+                        format!(
+                            "{agent} reads frontmatter up to this `---`, but its opening or closing line is not exactly `---`"
+                        ),
+                    )
+                    .at(theirs.close.clone())
+                    .label(format!("{agent} ends the frontmatter here"))
+                    .help("put `---` alone on the first line and on the line that ends the frontmatter"),
+                ),
+            }
+        }
+        Family::Spec | Family::ClaudeAi => {
+            let Some(ours) = canonical.region() else {
+                return;
+            };
+            if let Some(at) = text[ours.yaml.clone()].find("---") {
+                let start = ours.yaml.start + at;
+                out.push(
+                    Diagnostic::warning(
+                        &FRONTMATTER_CUT,
+                        "Claude Code and skills-ref end the frontmatter at this `---`",
+                    )
+                    .at(start..start + 3)
+                    .label("these agents cut your frontmatter here")
+                    .note(CUT_NOTE)
+                    .help(CUT_HELP),
+                );
+            }
+        }
+    }
+}
+
+/// ", so it sees broken YAML" and the like.
+fn cut_consequence(source: &SourceText, reading: &Reading) -> String {
+    match &reading.yaml {
+        Some(Err(_)) => ", so it sees broken YAML".into(),
+        Some(Ok(_)) => {
+            let Some(region) = reading.region() else {
+                return String::new();
+            };
+            let text = source.text();
+            let line_start = text[..region.close.start].rfind('\n').map_or(0, |i| i + 1);
+            let kept = text[line_start..region.close.start].trim_end();
+            if kept.is_empty() {
+                String::new()
+            } else {
+                format!(", so it reads this line only as `{kept}`")
+            }
+        }
+        None => String::new(),
+    }
+}
+
+/// Under skills-ref, a cut is an error exactly when skills-ref's reading is invalid.
+pub(super) fn settle_skills_ref_cut(out: &mut [Diagnostic]) {
+    let invalid = out
+        .iter()
+        .any(|d| d.severity == Severity::Error && d.rule != &FRONTMATTER_CUT);
+    if invalid {
+        for diagnostic in out.iter_mut().filter(|d| d.rule == &FRONTMATTER_CUT) {
+            diagnostic.severity = Severity::Error;
+        }
+    }
+}
+
+/// Checks that the frontmatter exists, parses and is a mapping; returns it when it is.
+pub(super) fn check<'a>(
+    skill: &Skill,
+    source: &SourceText,
+    target: Target,
+    reading: &'a Reading,
+    out: &mut Vec<Diagnostic>,
+) -> Option<Parsed<'a>> {
+    let region = match &reading.split {
+        Split::Missing => {
+            if !(source.had_bom() && reading.reader.bom_hides_frontmatter) {
+                out.push(missing(skill, source, target, reading));
+            }
+            return None;
+        }
+        Split::Unclosed { open } => {
+            out.push(
+                Diagnostic::error(&UNCLOSED_FRONTMATTER, "the frontmatter is never closed")
+                    .at(open.clone())
+                    .label("opened here")
+                    .help("add a line containing only `---` after the last key"),
+            );
+            return None;
+        }
+        Split::Found(region) => region,
+    };
+    let fallback = || describe_fallback(claude_code_fallback(skill, reading).as_deref());
+    let yaml: Cow<'a, Yaml> = match reading.yaml.as_ref()? {
+        Ok(yaml) => Cow::Borrowed(yaml),
+        Err(error) => {
+            if target.is_claude_code() {
+                if let Some(retried) = claude_code_retry(source, region) {
+                    out.push(
+                        yaml_error(source, region, error, Severity::Warning).note(
+                            "Claude Code accepts this only by quoting the value itself and parsing again; strict parsers (Codex, skills-ref, PyYAML) reject the skill",
+                        ),
+                    );
+                    Cow::Owned(retried)
+                } else {
+                    out.push(yaml_error(source, region, error, Severity::Error).note(format!(
+                        "Claude Code cannot parse it even after quoting values, so it ignores the whole frontmatter; {}",
+                        fallback()
+                    )));
+                    return None;
+                }
+            } else {
+                out.push(yaml_error(source, region, error, Severity::Error));
+                return None;
+            }
+        }
+    };
+    if yaml.root().is_none() {
+        let diagnostic = if target.is_claude_code() {
+            Diagnostic::warning(
+                &EMPTY_FRONTMATTER,
+                format!(
+                    "the frontmatter is empty: Claude Code lists the skill as `{}`",
+                    skill.dir_name
+                ),
+            )
+            .note(fallback())
+        } else {
+            Diagnostic::error(&EMPTY_FRONTMATTER, "the frontmatter is empty")
+        };
+        out.push(
+            diagnostic
+                .at(region.open.clone())
+                .label("frontmatter starts here")
+                .help(format!(
+                    "add `name: {}` and a `description:` that says what the skill does and when to use it",
+                    skill.dir_name
+                )),
+        );
+        return None;
+    }
+    let doc = match &yaml {
+        Cow::Borrowed(_) => reading.doc.as_ref().map(Cow::Borrowed),
+        Cow::Owned(yaml) => SkillDoc::from_yaml(yaml).map(Cow::Owned),
+    };
+    let Some(doc) = doc else {
+        let root = yaml.root().map(|root| yaml.node(root));
+        let found = root.map_or("nothing", |node| node.kind.describe());
+        let span = root.map_or(region.yaml.clone(), |node| node.span.clone());
+        let mut diagnostic = Diagnostic::error(
+            &FRONTMATTER_NOT_MAPPING,
+            format!("the frontmatter must be a mapping of keys to values, but it is {found}"),
+        )
+        .at(span)
+        .label("expected `key: value` lines")
+        .help("write each setting as `key: value` on its own line, starting with `name:` and `description:`");
+        if target.is_claude_code() {
+            diagnostic = diagnostic.note(format!("Claude Code ignores it; {}", fallback()));
+        }
+        out.push(diagnostic);
+        return None;
+    };
+    Some(Parsed { yaml, doc })
+}
+
+fn claude_code_fallback(skill: &Skill, reading: &Reading) -> Option<String> {
+    super::claude_code_fallback(skill.body(reading))
+}
+
+fn missing(skill: &Skill, source: &SourceText, target: Target, reading: &Reading) -> Diagnostic {
+    let text = source.text();
+    let first_line = source.line_range(1);
+    let diagnostic = if target.is_claude_code() {
+        Diagnostic::warning(
+            &MISSING_FRONTMATTER,
+            format!(
+                "SKILL.md has no frontmatter: Claude Code lists the skill as `{}`",
+                skill.dir_name
+            ),
+        )
+        .note(describe_fallback(
+            claude_code_fallback(skill, reading).as_deref(),
+        ))
+    } else {
+        Diagnostic::error(
+            &MISSING_FRONTMATTER,
+            "SKILL.md does not start with YAML frontmatter",
+        )
+    };
+    let diagnostic = diagnostic
+        .at(first_line.start..first_line.end.max(first_line.start))
+        .label("expected `---` here");
+    let leading_blank = text.starts_with(['\n', ' ', '\t']);
+    let dashes_later = text
+        .lines()
+        .skip(1)
+        .take(5)
+        .any(|line| line.trim_end() == "---");
+    if leading_blank && dashes_later {
+        diagnostic
+            .help("remove what comes before the opening `---`: it must be the very first line")
+    } else {
+        diagnostic
+            .help("start the file with `---`, then `name:` and `description:` lines, then `---`")
+    }
+}
+
+/// Turns a YAML error into a diagnostic with the most useful hint available.
+fn yaml_error(
+    source: &SourceText,
+    region: &Region,
+    error: &YamlError,
+    severity: Severity,
+) -> Diagnostic {
+    let text = source.text();
+    match &error.kind {
+        YamlErrorKind::DuplicateKey { key, first } => Diagnostic::new(
+            &DUPLICATE_KEY,
+            severity,
+            format!("duplicate key `{key}` in the frontmatter"),
+        )
+        .at(error.span.clone())
+        .label("defined again here")
+        .related(first.clone(), "first defined here")
+        .help("keep only one of them"),
+        YamlErrorKind::ExtraDocument => Diagnostic::new(
+            &YAML_SYNTAX,
+            severity,
+            "invalid YAML: a document marker inside the frontmatter",
+        )
+        .at(error.span.clone())
+        .label("YAML starts a second document here")
+        .help("the frontmatter ends at a line containing only `---`; remove this marker or quote the text around it"),
+        YamlErrorKind::TooDeep => Diagnostic::new(
+            &YAML_SYNTAX,
+            severity,
+            "invalid YAML: the frontmatter is nested too deeply",
+        )
+        .at(error.span.clone()),
+        YamlErrorKind::Syntax(message) => {
+            if let Some(tab) = indentation_tab(text, region.yaml.start, error.span.start) {
+                return Diagnostic::new(
+                    &TAB_INDENTATION,
+                    severity,
+                    "the frontmatter is indented with a tab",
+                )
+                .at(tab..tab + 1)
+                .label("tab")
+                .note("YAML does not allow tabs for indentation")
+                .help("indent with spaces");
+            }
+            let at = error.span.start.min(text.len());
+            let end = text[at..].chars().next().map_or(at, |c| at + c.len_utf8());
+            let end = if text[at..end].contains('\n') { at } else { end };
+            let diagnostic = Diagnostic::new(&YAML_SYNTAX, severity, format!("invalid YAML: {message}"))
+                .at(at..end)
+                .label(message.clone());
+            match unquoted_colon_fix(text, at) {
+                Some(fix) => diagnostic
+                    .note("a `: ` inside an unquoted value starts a new key")
+                    .help(format!("quote the value: `{fix}`")),
+                None => diagnostic,
+            }
+        }
+    }
+}
+
+/// The first tab used for indentation in the frontmatter, up to the line of the error.
+fn indentation_tab(text: &str, yaml_start: usize, error_at: usize) -> Option<usize> {
+    let end = text[error_at.min(text.len())..]
+        .find('\n')
+        .map_or(text.len(), |i| error_at + i);
+    let mut line_start = yaml_start;
+    for line in text[yaml_start..end].split('\n') {
+        let indent = line.len() - line.trim_start_matches([' ', '\t']).len();
+        if let Some(tab) = line[..indent].find('\t') {
+            return Some(line_start + tab);
+        }
+        line_start += line.len() + 1;
+    }
+    None
+}
+
+/// For a syntax error at a `:` inside a plain value, the line with the value quoted.
+fn unquoted_colon_fix(text: &str, at: usize) -> Option<String> {
+    if text.as_bytes().get(at) != Some(&b':') {
+        return None;
+    }
+    let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+    let line_end = text[at..].find('\n').map_or(text.len(), |i| at + i);
+    let line = &text[line_start..line_end];
+    let (key, value) = line.split_once(": ")?;
+    let value = value.trim();
+    if key.trim().is_empty()
+        || value.is_empty()
+        || value.starts_with(['"', '\'', '[', '{', '|', '>', '&', '*', '!'])
+        || line_start + key.len() >= at
+    {
+        return None;
+    }
+    let value = value.split(" #").next().unwrap_or(value).trim_end();
+    Some(format!("{key}: {}", yaml_quote(value)))
+}
+
+/// Under skills-ref: flow collections, anchors, aliases and tags, which strictyaml refuses.
+pub(super) fn check_strict_yaml(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
+    for feature in cx.yaml.features() {
+        let (message, label, help) = match feature {
+            Feature::FlowCollection(_) => (
+                "skills-ref (strictyaml) rejects flow-style collections such as `[a, b]`",
+                "flow style",
+                "write a block list (one `- item` per line); for `allowed-tools`, a space-separated string",
+            ),
+            Feature::Anchor(_) => (
+                "skills-ref (strictyaml) rejects YAML anchors",
+                "anchor",
+                "write the value out instead of using an anchor",
+            ),
+            Feature::Alias(_) => (
+                "skills-ref (strictyaml) rejects YAML aliases",
+                "alias",
+                "write the value out instead of using an alias",
+            ),
+            Feature::Tag(_) => (
+                "skills-ref (strictyaml) rejects YAML tags",
+                "tag",
+                "remove the tag; quote the value if it must stay text",
+            ),
+        };
+        out.push(
+            Diagnostic::error(&STRICT_YAML, message)
+                .at(feature.span())
+                .label(label)
+                .help(help),
+        );
+    }
+}
+
+/// One line of the frontmatter as Claude Code's retry rewrote it.
+struct LineMap {
+    new_start: usize,
+    original: Range<usize>,
+    /// Where the quoted value starts, in the rewritten text and in the original.
+    quoted: Option<(usize, usize)>,
+}
+
+/// Claude Code's second attempt at broken YAML: every top-level `key: value` line whose value
+/// contains `{}[]*&#!|>%@` or a backtick, or `: `, and is not already quoted, is rewritten as
+/// `key: "value"`, then parsed again (research A1.1). Spans of the result point into `source`.
+fn claude_code_retry(source: &SourceText, region: &Region) -> Option<Yaml> {
+    let original = &source.text()[region.yaml.clone()];
+    let mut rewritten = String::with_capacity(original.len() + 16);
+    let mut lines = Vec::new();
+    let mut offset = region.yaml.start;
+    let mut changed = false;
+    for line in original.split_inclusive('\n') {
+        let content = line.strip_suffix('\n').unwrap_or(line);
+        let new_start = rewritten.len();
+        let mut quoted = None;
+        match retry_quote(content) {
+            Some((key, value)) => {
+                changed = true;
+                rewritten.push_str(key);
+                rewritten.push_str(": ");
+                let value_start = offset + content.len() - value.len();
+                quoted = Some((rewritten.len(), value_start));
+                rewritten.push_str(&yaml_quote(value));
+                rewritten.push_str(&line[content.len()..]);
+            }
+            None => rewritten.push_str(line),
+        }
+        lines.push(LineMap {
+            new_start,
+            original: offset..offset + content.len(),
+            quoted,
+        });
+        offset += line.len();
+    }
+    if !changed {
+        return None;
+    }
+    let mut yaml = yaml::parse(&rewritten, 0..rewritten.len()).ok()?;
+    let end = region.yaml.end;
+    yaml.map_offsets(|at| {
+        let index = lines
+            .partition_point(|line| line.new_start <= at)
+            .saturating_sub(1);
+        let Some(line) = lines.get(index) else {
+            return end;
+        };
+        let within = at - line.new_start;
+        let mapped = match line.quoted {
+            Some((new_value, original_value)) if at >= new_value => {
+                original_value + (at - new_value).saturating_sub(1)
+            }
+            _ => line.original.start + within,
+        };
+        mapped.min(line.original.end)
+    });
+    Some(yaml)
+}
+
+/// The key and value of a line Claude Code's retry would quote.
+fn retry_quote(line: &str) -> Option<(&str, &str)> {
+    let colon = line.find(':')?;
+    let key = &line[..colon];
+    if key.is_empty()
+        || !key
+            .chars()
+            .all(|c| c.is_ascii_alphabetic() || c == '_' || c == '-')
+    {
+        return None;
+    }
+    let rest = &line[colon + 1..];
+    let value = rest.trim_start();
+    if value.len() == rest.len() || value.is_empty() {
+        return None;
+    }
+    let quoted = (value.len() >= 2 && value.starts_with('"') && value.ends_with('"'))
+        || (value.len() >= 2 && value.starts_with('\'') && value.ends_with('\''))
+        || value == "\""
+        || value == "'";
+    let special = value.contains([
+        '{', '}', '[', ']', '*', '&', '#', '!', '|', '>', '%', '@', '`',
+    ]) || value.contains(": ");
+    (!quoted && special).then_some((key, value))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn retry_quotes_lines_the_way_claude_code_does() {
+        assert_eq!(
+            retry_quote("description: Use when: x"),
+            Some(("description", "Use when: x"))
+        );
+        assert_eq!(
+            retry_quote("paths: src/**/*.py"),
+            Some(("paths", "src/**/*.py"))
+        );
+        assert_eq!(retry_quote("description: \"quoted: x\""), None);
+        assert_eq!(retry_quote("  nested: a: b"), None);
+        assert_eq!(retry_quote("key2: a: b"), None);
+        assert_eq!(retry_quote("name: plain"), None);
+    }
+
+    #[test]
+    fn retried_spans_point_into_the_original_text() {
+        let text = "---\nname: x\ndescription: Use when: the user asks\n---\n";
+        let source = SourceText::from_string(text.into());
+        let Split::Found(region) = crate::skill::frontmatter::split(
+            text,
+            false,
+            crate::skill::frontmatter::Reader::SKILLPKG,
+        ) else {
+            panic!()
+        };
+        let yaml = claude_code_retry(&source, &region).unwrap();
+        let doc = SkillDoc::from_yaml(&yaml).unwrap();
+        let description = doc.description.unwrap();
+        assert_eq!(description.value.unwrap(), "Use when: the user asks");
+        assert_eq!(&text[description.span], "Use when: the user asks");
+        assert_eq!(&text[doc.name.unwrap().span], "x");
+    }
+
+    #[test]
+    fn unquoted_colon_fix_quotes_the_value() {
+        let text = "description: Use when: the \"user\" asks\n";
+        let at = text.find(": the").unwrap();
+        assert_eq!(
+            unquoted_colon_fix(text, at).unwrap(),
+            r#"description: "Use when: the \"user\" asks""#
+        );
+    }
+
+    #[test]
+    fn finds_tabs_in_indentation_only() {
+        let text = "a: 1\nb:\n\tc: 2\n";
+        assert_eq!(indentation_tab(text, 0, text.len() - 1), Some(8));
+        assert_eq!(indentation_tab("a: x\ty\n", 0, 3), None);
+    }
+}

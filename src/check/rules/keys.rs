@@ -1,0 +1,137 @@
+//! Rules about which keys the frontmatter may have.
+
+use super::Context;
+use crate::check::diagnostic::Diagnostic;
+use crate::check::rule::{CLIENT_SPECIFIC_KEY, UNKNOWN_KEY};
+use crate::check::target::Family;
+use crate::skill::model::{KNOWN_KEYS, KeyOrigin, known_key};
+
+const SPEC_KEYS_NOTE: &str =
+    "the spec allows only name, description, license, compatibility, metadata and allowed-tools";
+
+pub(super) fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
+    for (key, _) in &cx.doc.entries {
+        match known_key(&key.value).map(|known| known.origin) {
+            Some(KeyOrigin::Spec) => {}
+            Some(KeyOrigin::ClaudeCode { since }) => {
+                let diagnostic = match cx.family() {
+                    Family::Spec => Diagnostic::warning(
+                        &CLIENT_SPECIFIC_KEY,
+                        format!("`{}` is honoured only by Claude Code", key.value),
+                    )
+                    .note("claude.ai uploads, the Skills API and skills-ref reject keys outside the six spec keys")
+                    .help("remove it, or check with `--target claude-code` if the skill is only for Claude Code"),
+                    Family::ClaudeAi => Diagnostic::error(
+                        &CLIENT_SPECIFIC_KEY,
+                        format!("claude.ai and the Skills API reject the key `{}`", key.value),
+                    )
+                    .note(SPEC_KEYS_NOTE)
+                    .help("remove it"),
+                    Family::SkillsRef => Diagnostic::error(
+                        &CLIENT_SPECIFIC_KEY,
+                        format!("skills-ref rejects the key `{}`", key.value),
+                    )
+                    .note(SPEC_KEYS_NOTE)
+                    .help("remove it"),
+                    Family::ClaudeCode { modern: false } => match since {
+                        Some((major, minor, patch)) => Diagnostic::warning(
+                            &CLIENT_SPECIFIC_KEY,
+                            format!(
+                                "Claude Code 2.1.88 ignores `{}`: it is read since {major}.{minor}.{patch}",
+                                key.value
+                            ),
+                        ),
+                        None => continue,
+                    },
+                    Family::ClaudeCode { modern: true } => continue,
+                };
+                out.push(diagnostic.at(key.span.clone()).label("not a spec key"));
+            }
+            None => {
+                let mut diagnostic = if cx.target.is_claude_code() {
+                    Diagnostic::warning(
+                        &UNKNOWN_KEY,
+                        format!(
+                            "{} ignores the unknown key `{}`",
+                            cx.target.display(),
+                            key.value
+                        ),
+                    )
+                } else {
+                    Diagnostic::error(&UNKNOWN_KEY, format!("unknown key `{}`", key.value))
+                        .note(SPEC_KEYS_NOTE)
+                };
+                diagnostic = match suggest(&key.value) {
+                    Some(known) => diagnostic.help(format!("did you mean `{known}`?")),
+                    None => diagnostic.help(
+                        "remove it; extra properties belong under `metadata:` as string values",
+                    ),
+                };
+                out.push(diagnostic.at(key.span.clone()).label("unknown key"));
+            }
+        }
+    }
+}
+
+/// The known key closest to `key`: the same words written another way (`allowed_tools`,
+/// `Description`), or a small typo.
+pub(crate) fn suggest(key: &str) -> Option<&'static str> {
+    let wanted = normalise(key);
+    if let Some(same) = KNOWN_KEYS
+        .iter()
+        .find(|known| normalise(known.name) == wanted)
+    {
+        return Some(same.name);
+    }
+    KNOWN_KEYS
+        .iter()
+        .map(|known| {
+            (
+                strsim::levenshtein(&wanted, &normalise(known.name)),
+                known.name,
+            )
+        })
+        .filter(|&(distance, name)| distance <= (name.len() / 4).clamp(1, 3))
+        .min_by_key(|&(distance, _)| distance)
+        .map(|(_, name)| name)
+}
+
+/// Lowercase kebab-case: `allowed_tools`, `allowedTools` and `Allowed-Tools` all become
+/// `allowed-tools`.
+fn normalise(key: &str) -> String {
+    let mut out = String::with_capacity(key.len() + 4);
+    let mut previous_lower = false;
+    for c in key.trim().chars() {
+        if c == '_' || c == ' ' || c == '-' {
+            out.push('-');
+            previous_lower = false;
+        } else if c.is_uppercase() {
+            if previous_lower {
+                out.push('-');
+            }
+            out.extend(c.to_lowercase());
+            previous_lower = false;
+        } else {
+            out.push(c);
+            previous_lower = c.is_lowercase() || c.is_ascii_digit();
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn suggests_known_keys() {
+        assert_eq!(suggest("descripton"), Some("description"));
+        assert_eq!(suggest("allowed_tools"), Some("allowed-tools"));
+        assert_eq!(suggest("allowedTools"), Some("allowed-tools"));
+        assert_eq!(suggest("Name"), Some("name"));
+        assert_eq!(suggest("when-to-use"), Some("when_to_use"));
+        assert_eq!(suggest("licence"), Some("license"));
+        assert_eq!(suggest("author"), None);
+        assert_eq!(suggest("tags"), None);
+    }
+}

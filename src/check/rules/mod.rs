@@ -1,0 +1,140 @@
+//! The rules `validate` runs, grouped by what they look at.
+//!
+//! [`check`] runs every rule for one target over one skill, in the order an agent would fail:
+//! the file itself, the frontmatter's structure, its YAML, then keys and values. A later stage
+//! runs only when the earlier one left something to look at, so a broken file gets one clear
+//! error rather than a cascade. Rules never print; they push [`Diagnostic`]s.
+
+mod description;
+mod fields;
+mod file;
+mod frontmatter;
+mod keys;
+pub mod name;
+pub mod set;
+
+use std::ops::Range;
+
+use super::diagnostic::Diagnostic;
+use super::target::{Family, Target};
+use crate::skill::model::SkillDoc;
+use crate::skill::text::SourceText;
+use crate::skill::yaml::Yaml;
+use crate::skill::{Reading, Skill};
+
+/// What every rule needs to know about the skill it looks at.
+pub(crate) struct Context<'a> {
+    pub skill: &'a Skill,
+    pub source: &'a SourceText,
+    pub target: Target,
+    /// The skill as this target reads it.
+    pub reading: &'a Reading,
+    pub yaml: &'a Yaml,
+    pub doc: &'a SkillDoc,
+    /// The opening `---`, where findings about missing keys point.
+    pub open: Range<usize>,
+}
+
+impl Context<'_> {
+    pub fn family(&self) -> Family {
+        self.target.family()
+    }
+
+    /// The text of a span of the file.
+    pub fn text(&self, span: &Range<usize>) -> &str {
+        &self.source.text()[span.clone()]
+    }
+
+    /// What Claude Code shows as the description when the frontmatter gives none.
+    pub fn fallback_description(&self) -> Option<String> {
+        claude_code_fallback(self.skill.body(self.reading))
+    }
+}
+
+/// Runs every single-skill rule for `target` over `skill`.
+pub fn check(skill: &Skill, target: Target) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    file::check_file_name(skill, target, &mut out);
+    let source = match skill.source() {
+        Ok(source) => source,
+        Err(invalid) => {
+            out.push(file::invalid_utf8(invalid));
+            return out;
+        }
+    };
+    file::check_bom(source, target, &mut out);
+    let (Some(reading), Some(canonical)) = (skill.reading_as(target.reader()), skill.reading())
+    else {
+        return out;
+    };
+    frontmatter::check_cut(source, target, &reading, canonical, &mut out);
+    if let Some(parsed) = frontmatter::check(skill, source, target, &reading, &mut out) {
+        let open = reading.region().map_or(0..3, |region| region.open.clone());
+        let cx = Context {
+            skill,
+            source,
+            target,
+            reading: &reading,
+            yaml: &parsed.yaml,
+            doc: &parsed.doc,
+            open,
+        };
+        if target == Target::SkillsRef {
+            frontmatter::check_strict_yaml(&cx, &mut out);
+        }
+        keys::check(&cx, &mut out);
+        name::check(&cx, &mut out);
+        description::check(&cx, &mut out);
+        fields::check(&cx, &mut out);
+    }
+    if target == Target::SkillsRef {
+        frontmatter::settle_skills_ref_cut(&mut out);
+    }
+    out
+}
+
+/// Claude Code's fallback description: the first non-empty body line, leading `#`s removed,
+/// cut to 97 characters and `...` when longer than 100 (captures §3).
+pub fn claude_code_fallback(body: &str) -> Option<String> {
+    let line = body.lines().map(str::trim).find(|line| !line.is_empty())?;
+    let text = line.trim_start_matches('#').trim();
+    if text.is_empty() {
+        return None;
+    }
+    if text.chars().count() > 100 {
+        Some(format!("{}...", text.chars().take(97).collect::<String>()))
+    } else {
+        Some(text.to_owned())
+    }
+}
+
+/// `description` text for a message about Claude Code's fallback.
+fn describe_fallback(fallback: Option<&str>) -> String {
+    match fallback {
+        Some(text) => format!("Claude Code falls back to the first body line: \"{text}\""),
+        None => "Claude Code has no body line to fall back to and shows no description".into(),
+    }
+}
+
+/// Quotes `value` as a YAML double-quoted string.
+fn yaml_quote(value: &str) -> String {
+    format!("\"{}\"", value.replace('\\', "\\\\").replace('"', "\\\""))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fallback_takes_the_first_non_empty_line() {
+        assert_eq!(
+            claude_code_fallback("\n\n# Heading acts as description\nx\n").as_deref(),
+            Some("Heading acts as description")
+        );
+        let long = "x".repeat(120);
+        let cut = claude_code_fallback(&long).unwrap();
+        assert_eq!(cut.chars().count(), 100);
+        assert!(cut.ends_with("..."));
+        assert_eq!(claude_code_fallback("  \n"), None);
+    }
+}

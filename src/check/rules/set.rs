@@ -1,0 +1,64 @@
+//! Rules across the whole set of checked skills.
+
+use std::collections::HashMap;
+
+use unicode_normalization::UnicodeNormalization;
+
+use crate::check::Checked;
+use crate::check::diagnostic::Diagnostic;
+use crate::check::rule::DUPLICATE_NAME;
+
+/// Flags every skill whose name was already taken by an earlier skill in the set.
+///
+/// A skill's name is its frontmatter `name` when that is text, otherwise its folder name (which
+/// is what agents fall back to). Names are compared after NFKC, as the name rules compare them.
+pub fn check_duplicate_names(checked: &mut [Checked]) {
+    let mut first_by_name: HashMap<String, usize> = HashMap::new();
+    let mut found = Vec::new();
+    for (index, item) in checked.iter().enumerate() {
+        let field = item
+            .skill
+            .reading()
+            .and_then(|reading| reading.doc.as_ref())
+            .and_then(|doc| doc.name.as_ref())
+            .filter(|field| {
+                field
+                    .value
+                    .as_ref()
+                    .is_ok_and(|name| !name.trim().is_empty())
+            });
+        let (name, span) = match field {
+            Some(field) => (
+                field
+                    .value
+                    .as_deref()
+                    .unwrap_or_default()
+                    .trim()
+                    .nfkc()
+                    .collect::<String>(),
+                Some(field.span.clone()),
+            ),
+            None => (item.skill.dir_name.nfkc().collect(), None),
+        };
+        match first_by_name.get(&name) {
+            Some(&first) => found.push((index, first, name, span)),
+            None => {
+                first_by_name.insert(name, index);
+            }
+        }
+    }
+    for (index, first, name, span) in found {
+        let first_path = checked[first].skill.path.display().to_string();
+        let item = &mut checked[index];
+        let mut diagnostic = Diagnostic::error(
+            &DUPLICATE_NAME,
+            format!("another skill is also named `{name}`: {first_path}"),
+        )
+        .help("rename one of them (and its folder); agents identify skills by name and drop or shadow one");
+        if let Some(span) = span {
+            diagnostic = diagnostic.at(span).label("same name as another skill");
+        }
+        diagnostic.targets.clone_from(&item.targets);
+        item.diagnostics.push(diagnostic);
+    }
+}

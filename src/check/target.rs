@@ -1,0 +1,209 @@
+//! Targets: the clients a skill must load in.
+//!
+//! A target decides which frontmatter keys are allowed, which limits apply and how the file is
+//! read. The same finding can be an error for one target and fine for another (`when_to_use` is
+//! honoured by Claude Code and rejected by claude.ai uploads), so rules ask the target rather
+//! than hard-coding a verdict. See ARCHITECTURE §3 and `research/`.
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::Serialize;
+
+use crate::skill::frontmatter::{Delimiters, Reader};
+
+/// A client a skill is checked against.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, clap::ValueEnum, Serialize)]
+pub enum Target {
+    /// The open Agent Skills specification (agentskills.io).
+    #[value(name = "agentskills")]
+    #[serde(rename = "agentskills")]
+    AgentSkills,
+    /// The same valid/invalid verdict as the reference validator `skills-ref validate`.
+    #[value(name = "skills-ref")]
+    #[serde(rename = "skills-ref")]
+    SkillsRef,
+    /// Claude Code 2.1.332, as captured on the wire.
+    #[value(name = "claude-code")]
+    #[serde(rename = "claude-code")]
+    ClaudeCode,
+    /// Claude Code 2.1.88 (250-character listing cap; fewer keys; BOM hides the frontmatter).
+    #[value(name = "claude-code@2.1.88")]
+    #[serde(rename = "claude-code@2.1.88")]
+    ClaudeCode2188,
+    /// claude.ai uploads and Anthropic's Skills API.
+    #[value(name = "claude-ai")]
+    #[serde(rename = "claude-ai")]
+    ClaudeAi,
+    /// OpenAI Codex.
+    #[value(name = "codex")]
+    #[serde(rename = "codex")]
+    Codex,
+    /// Google Gemini CLI.
+    #[value(name = "gemini-cli")]
+    #[serde(rename = "gemini-cli")]
+    GeminiCli,
+    /// OpenCode.
+    #[value(name = "opencode")]
+    #[serde(rename = "opencode")]
+    OpenCode,
+    /// GitHub Copilot in VS Code.
+    #[value(name = "copilot")]
+    #[serde(rename = "copilot")]
+    Copilot,
+    /// Block's Goose.
+    #[value(name = "goose")]
+    #[serde(rename = "goose")]
+    Goose,
+}
+
+/// How a target treats a skill, in the terms rules care about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Family {
+    /// Follows the open spec (agentskills and the agents that load SKILL.md by it).
+    Spec,
+    /// The reference validator, quirks included.
+    SkillsRef,
+    /// Claude Code; `modern` is false for 2.1.88.
+    ClaudeCode { modern: bool },
+    /// claude.ai uploads and the Skills API: the spec, stricter.
+    ClaudeAi,
+}
+
+impl Target {
+    /// Every target, in the order of `--help`.
+    pub const ALL: [Self; 10] = [
+        Self::AgentSkills,
+        Self::SkillsRef,
+        Self::ClaudeCode,
+        Self::ClaudeCode2188,
+        Self::ClaudeAi,
+        Self::Codex,
+        Self::GeminiCli,
+        Self::OpenCode,
+        Self::Copilot,
+        Self::Goose,
+    ];
+
+    /// The name used on the command line and in configuration.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::AgentSkills => "agentskills",
+            Self::SkillsRef => "skills-ref",
+            Self::ClaudeCode => "claude-code",
+            Self::ClaudeCode2188 => "claude-code@2.1.88",
+            Self::ClaudeAi => "claude-ai",
+            Self::Codex => "codex",
+            Self::GeminiCli => "gemini-cli",
+            Self::OpenCode => "opencode",
+            Self::Copilot => "copilot",
+            Self::Goose => "goose",
+        }
+    }
+
+    /// The name of the client in prose ("Claude Code 2.1.88", "claude.ai").
+    pub fn display(self) -> &'static str {
+        match self {
+            Self::AgentSkills => "the Agent Skills spec",
+            Self::SkillsRef => "skills-ref",
+            Self::ClaudeCode => "Claude Code",
+            Self::ClaudeCode2188 => "Claude Code 2.1.88",
+            Self::ClaudeAi => "claude.ai",
+            Self::Codex => "Codex",
+            Self::GeminiCli => "Gemini CLI",
+            Self::OpenCode => "OpenCode",
+            Self::Copilot => "Copilot",
+            Self::Goose => "Goose",
+        }
+    }
+
+    pub fn family(self) -> Family {
+        match self {
+            Self::SkillsRef => Family::SkillsRef,
+            Self::ClaudeCode => Family::ClaudeCode { modern: true },
+            Self::ClaudeCode2188 => Family::ClaudeCode { modern: false },
+            Self::ClaudeAi => Family::ClaudeAi,
+            Self::AgentSkills
+            | Self::Codex
+            | Self::GeminiCli
+            | Self::OpenCode
+            | Self::Copilot
+            | Self::Goose => Family::Spec,
+        }
+    }
+
+    /// How this target finds the frontmatter.
+    pub fn reader(self) -> Reader {
+        match self.family() {
+            Family::SkillsRef => Reader {
+                delimiters: Delimiters::PythonSplit,
+                bom_hides_frontmatter: true,
+            },
+            Family::ClaudeCode { modern } => Reader {
+                delimiters: Delimiters::FirstDashes,
+                bom_hides_frontmatter: !modern,
+            },
+            // Anthropic's packager and upload see no frontmatter after a BOM, but otherwise
+            // read whole-line delimiters; the BOM is reported on its own.
+            Family::ClaudeAi | Family::Spec => Reader::SKILLPKG,
+        }
+    }
+
+    /// Whether a UTF-8 byte-order mark stops this target from finding the frontmatter.
+    pub fn bom_is_fatal(self) -> bool {
+        matches!(
+            self.family(),
+            Family::SkillsRef | Family::ClaudeAi | Family::ClaudeCode { modern: false }
+        )
+    }
+
+    /// Whether this target is some version of Claude Code.
+    pub fn is_claude_code(self) -> bool {
+        matches!(self.family(), Family::ClaudeCode { .. })
+    }
+}
+
+impl fmt::Display for Target {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A target name that skillpkg does not know.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown target `{0}` (expected one of: {list})", list = Target::ALL.map(Target::name).join(", "))]
+pub struct UnknownTarget(pub String);
+
+impl FromStr for Target {
+    type Err = UnknownTarget;
+
+    fn from_str(name: &str) -> Result<Self, Self::Err> {
+        Self::ALL
+            .into_iter()
+            .find(|target| target.name() == name)
+            .ok_or_else(|| UnknownTarget(name.to_owned()))
+    }
+}
+
+/// The default target when neither the command line nor `skillpkg.toml` names one.
+pub const DEFAULT_TARGETS: &[Target] = &[Target::AgentSkills];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip() {
+        for target in Target::ALL {
+            assert_eq!(target.name().parse::<Target>().unwrap(), target);
+            assert_eq!(
+                clap::ValueEnum::to_possible_value(&target)
+                    .unwrap()
+                    .get_name(),
+                target.name()
+            );
+        }
+        let error = "claude".parse::<Target>().unwrap_err();
+        assert!(error.to_string().contains("claude-code"));
+    }
+}

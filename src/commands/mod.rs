@@ -1,0 +1,71 @@
+//! The command line: one module per subcommand, each with its clap arguments next to its `run`.
+
+pub mod validate;
+
+use clap::{Parser, Subcommand};
+
+use crate::output::{ColorChoice, Printer};
+
+/// Check, preview, package and publish Agent Skills.
+///
+/// A skill is a folder with a SKILL.md (YAML frontmatter and Markdown instructions) and
+/// optional scripts/, references/ and assets/. skillpkg checks skills against the agents that
+/// load them (Claude Code, claude.ai, Codex, Gemini CLI and others), exactly as those agents
+/// read them.
+#[derive(Debug, Parser)]
+#[command(
+    name = "skillpkg",
+    version,
+    propagate_version = true,
+    max_term_width = 100
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+
+    /// When to use colour: auto (on a terminal, unless NO_COLOR is set), always or never
+    #[arg(long, global = true, value_enum, default_value_t, value_name = "WHEN")]
+    pub color: ColorChoice,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    Validate(validate::ValidateArgs),
+}
+
+/// How a command ended; the process exit code.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ExitStatus {
+    /// Everything checked is fine (warnings allowed).
+    Success,
+    /// The checked thing has errors, or the operation was refused.
+    Failure,
+    /// Usage, I/O or internal error.
+    Error,
+}
+
+impl ExitStatus {
+    pub fn code(self) -> u8 {
+        match self {
+            Self::Success => 0,
+            Self::Failure => 1,
+            Self::Error => 2,
+        }
+    }
+}
+
+/// An error the user can fix, with hints on how.
+#[derive(Debug, thiserror::Error)]
+#[error("{message}")]
+pub struct UserError {
+    pub message: String,
+    pub hints: Vec<String>,
+}
+
+/// Runs the command line.
+pub fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
+    let printer = Printer::new(cli.color);
+    match cli.command {
+        Command::Validate(args) => validate::run(args, printer),
+    }
+}

@@ -1,0 +1,11 @@
+//! skillpkg: the toolchain for Agent Skills.
+//!
+//! The library does the work and returns values; only the command layer ([`commands`]) prints,
+//! through [`output`]. Data flows one way: [`skill`] finds and reads `SKILL.md` files (once),
+//! [`check`] turns them into diagnostics for the requested targets, and [`output`] reports them
+//! in the requested format. See `ARCHITECTURE.md` in the shared design notes.
+
+pub mod check;
+pub mod commands;
+pub mod output;
+pub mod skill;

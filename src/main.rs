@@ -1,0 +1,41 @@
+//! The `skillpkg` binary: parse the arguments, run the command, turn the result into an exit
+//! code. Everything else lives in the library.
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use clap::Parser;
+use skillpkg::commands::{self, Cli, ExitStatus, UserError};
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match commands::run(cli) {
+        Ok(status) => ExitCode::from(status.code()),
+        Err(error) if is_broken_pipe(&error) => ExitCode::SUCCESS,
+        Err(error) => {
+            report(&error);
+            ExitCode::from(ExitStatus::Error.code())
+        }
+    }
+}
+
+/// Whether the error is a closed pipe on output (`skillpkg … | head`): not worth a word.
+fn is_broken_pipe(error: &anyhow::Error) -> bool {
+    error.chain().any(|cause| {
+        cause
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}
+
+fn report(error: &anyhow::Error) {
+    let mut err = anstream::stderr().lock();
+    let red = anstyle::AnsiColor::Red.on_default().bold();
+    let cyan = anstyle::AnsiColor::Cyan.on_default().bold();
+    let _ = writeln!(err, "{red}error{red:#}: {error:#}");
+    if let Some(user) = error.downcast_ref::<UserError>() {
+        for hint in &user.hints {
+            let _ = writeln!(err, "  {cyan}hint{cyan:#}: {hint}");
+        }
+    }
+}

@@ -1,0 +1,156 @@
+//! rustc-style diagnostics: the offending line, a caret, notes and help.
+
+use std::io::{self, Write};
+use std::ops::Range;
+
+use annotate_snippets::{AnnotationKind, Group, Level, Origin, Renderer, Snippet};
+
+use super::{Report, Summary};
+use crate::check::Checked;
+use crate::check::diagnostic::Diagnostic;
+use crate::check::rule::Severity;
+use crate::skill::text::SourceText;
+
+pub(super) fn print(report: &Report<'_>, out: &mut dyn Write) -> io::Result<()> {
+    let renderer = Renderer::styled();
+    let all_targets = report.targets();
+    for item in report.checked {
+        for diagnostic in &item.diagnostics {
+            let text = render(item, diagnostic, &all_targets, &renderer);
+            writeln!(out, "{text}\n")?;
+        }
+    }
+    print_summary(report, out)
+}
+
+/// Renders one diagnostic.
+fn render(
+    item: &Checked,
+    diagnostic: &Diagnostic,
+    all_targets: &[crate::check::target::Target],
+    renderer: &Renderer,
+) -> String {
+    let level = match diagnostic.severity {
+        Severity::Error => Level::ERROR,
+        Severity::Warning => Level::WARNING,
+    };
+    let mut title = diagnostic.message.clone();
+    // With several targets, say which ones a finding belongs to when not all.
+    if all_targets.len() > 1 && diagnostic.targets.len() < all_targets.len() {
+        let names: Vec<&str> = diagnostic
+            .targets
+            .iter()
+            .map(|target| target.name())
+            .collect();
+        title = format!("{title} [{}]", names.join(", "));
+    }
+    let path = item.skill.path.display().to_string();
+    let source = item.skill.display_source();
+    let title = level.primary_title(title).id(diagnostic.rule.code);
+    let mut group: Group<'_> = match &diagnostic.span {
+        Some(span) => title.element(snippet(source, &path, span, diagnostic)),
+        None => title.element(Origin::path(path)),
+    };
+    if let Some(note) = &diagnostic.note {
+        group = group.element(Level::NOTE.message(note.as_str()));
+    }
+    if let Some(help) = &diagnostic.help {
+        group = group.element(Level::HELP.message(help.as_str()));
+    }
+    renderer.render(&[group])
+}
+
+/// The lines around a diagnostic's spans, with the spans moved to match.
+fn snippet<'a>(
+    source: &'a SourceText,
+    path: &str,
+    span: &Range<usize>,
+    diagnostic: &'a Diagnostic,
+) -> Snippet<'a, annotate_snippets::Annotation<'a>> {
+    let spans = std::iter::once(span).chain(diagnostic.related.iter().map(|related| &related.span));
+    let first_line = spans
+        .clone()
+        .map(|span| source.position(span.start).line)
+        .min()
+        .unwrap_or(1);
+    let last_line = spans
+        .map(|span| source.position(span.end.max(span.start)).line)
+        .max()
+        .unwrap_or(first_line);
+    let start = source.line_range(first_line).start;
+    let end = source.line_range(last_line).end.max(start);
+    let text = &source.text()[start..end];
+    let local = |span: &Range<usize>| {
+        let from = span.start.clamp(start, end) - start;
+        let to = span.end.clamp(start, end) - start;
+        from..to.max(from)
+    };
+    let mut primary = AnnotationKind::Primary.span(local(span));
+    if let Some(label) = &diagnostic.label {
+        primary = primary.label(label.as_str());
+    }
+    let mut snippet = Snippet::source(text)
+        .line_start(first_line)
+        .path(path.to_owned())
+        .annotation(primary);
+    for related in &diagnostic.related {
+        snippet = snippet.annotation(
+            AnnotationKind::Context
+                .span(local(&related.span))
+                .label(related.message.as_str()),
+        );
+    }
+    snippet
+}
+
+/// "Checked 3 skills against agentskills: 2 valid, 1 with errors (2 errors, 1 warning)."
+pub(super) fn print_summary(report: &Report<'_>, out: &mut dyn Write) -> io::Result<()> {
+    let Summary {
+        skills,
+        valid,
+        invalid,
+        errors,
+        warnings,
+    } = report.summary();
+    let targets: Vec<&str> = report
+        .targets()
+        .iter()
+        .map(|target| target.name())
+        .collect();
+    let checked = format!(
+        "Checked {skills} {} against {}",
+        plural(skills, "skill", "skills"),
+        targets.join(", ")
+    );
+    let style = if errors > 0 {
+        anstyle::AnsiColor::Red.on_default().bold()
+    } else if warnings > 0 {
+        anstyle::AnsiColor::Yellow.on_default().bold()
+    } else {
+        anstyle::AnsiColor::Green.on_default().bold()
+    };
+    let counts = match (errors, warnings) {
+        (0, 0) => "no problems".to_owned(),
+        (0, w) => format!("{w} {}", plural(w, "warning", "warnings")),
+        (e, 0) => format!("{e} {}", plural(e, "error", "errors")),
+        (e, w) => format!(
+            "{e} {}, {w} {}",
+            plural(e, "error", "errors"),
+            plural(w, "warning", "warnings")
+        ),
+    };
+    let verdict = if invalid == 0 {
+        if skills == 1 {
+            "valid".to_owned()
+        } else {
+            format!("all {valid} valid")
+        }
+    } else {
+        format!("{valid} valid, {invalid} with errors")
+    };
+    writeln!(out, "{style}{checked}: {verdict} ({counts}).{style:#}")
+}
+
+fn plural<'a>(count: usize, one: &'a str, many: &'a str) -> &'a str {
+    if count == 1 { one } else { many }
+}

@@ -1,0 +1,171 @@
+//! Everything skillpkg prints goes through here.
+//!
+//! The [`Printer`] owns the two streams: people read stderr (diagnostics, progress, summaries)
+//! and programs read stdout (JSON, SARIF, annotations, concise lines). Colour is decided once,
+//! from `--color`, `NO_COLOR`/`CLICOLOR_FORCE` and whether the stream is a terminal, and escape
+//! codes are stripped on the way out when colour is off. Each output format is one reporter
+//! module; they all read the same [`Report`].
+
+mod concise;
+mod github;
+mod human;
+mod json;
+mod sarif;
+
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+use crate::check::Checked;
+use crate::check::rule::Severity;
+use crate::check::target::Target;
+
+/// How findings are printed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// rustc-style diagnostics with source snippets, on stderr.
+    #[default]
+    Human,
+    /// One line per finding on stdout: `path:line:col: CODE severity: message`.
+    Concise,
+    /// A JSON document on stdout (schema version 1).
+    Json,
+    /// GitHub Actions workflow annotations on stdout.
+    Github,
+    /// SARIF 2.1.0 on stdout, for GitHub code scanning.
+    Sarif,
+}
+
+/// When to use colour.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum ColorChoice {
+    /// Colour on a terminal, unless `NO_COLOR` is set.
+    #[default]
+    Auto,
+    Always,
+    Never,
+}
+
+/// The program's two output streams.
+#[derive(Clone, Copy, Debug)]
+pub struct Printer {
+    _private: (),
+}
+
+impl Printer {
+    /// Sets the colour policy for the whole process and returns the printer.
+    pub fn new(color: ColorChoice) -> Self {
+        let choice = match color {
+            ColorChoice::Auto => anstream::ColorChoice::Auto,
+            ColorChoice::Always => anstream::ColorChoice::Always,
+            ColorChoice::Never => anstream::ColorChoice::Never,
+        };
+        choice.write_global();
+        Self { _private: () }
+    }
+
+    /// Machine-readable output and primary results.
+    pub fn stdout(self) -> impl Write {
+        anstream::stdout().lock()
+    }
+
+    /// Human-readable output.
+    pub fn stderr(self) -> impl Write {
+        anstream::stderr().lock()
+    }
+}
+
+/// Counts over a set of checked skills.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Summary {
+    pub skills: usize,
+    pub valid: usize,
+    pub invalid: usize,
+    pub errors: usize,
+    pub warnings: usize,
+}
+
+impl Summary {
+    pub fn of(checked: &[Checked]) -> Self {
+        let mut summary = Self {
+            skills: checked.len(),
+            ..Self::default()
+        };
+        for item in checked {
+            let errors = item.count(Severity::Error);
+            summary.errors += errors;
+            summary.warnings += item.count(Severity::Warning);
+            if errors == 0 {
+                summary.valid += 1;
+            } else {
+                summary.invalid += 1;
+            }
+        }
+        summary
+    }
+}
+
+/// What every reporter prints from.
+#[derive(Debug)]
+pub struct Report<'a> {
+    pub checked: &'a [Checked],
+    /// Where repository-relative paths start (SARIF, GitHub annotations): the enclosing git
+    /// work tree, or the current directory.
+    pub root: PathBuf,
+}
+
+impl Report<'_> {
+    pub fn summary(&self) -> Summary {
+        Summary::of(self.checked)
+    }
+
+    /// Every target any skill was checked against, in `Target::ALL` order.
+    pub fn targets(&self) -> Vec<Target> {
+        let mut targets: Vec<Target> = self
+            .checked
+            .iter()
+            .flat_map(|item| item.targets.iter().copied())
+            .collect();
+        targets.sort();
+        targets.dedup();
+        targets
+    }
+
+    /// `path` relative to [`Report::root`], with `/` separators; the path as given when it is
+    /// outside the root.
+    pub fn repo_relative(&self, path: &Path) -> String {
+        let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+        let relative = absolute.strip_prefix(&self.root).unwrap_or(path);
+        slash_path(relative)
+    }
+}
+
+/// A path with `/` separators, as URIs and annotations want.
+pub fn slash_path(path: &Path) -> String {
+    path.to_string_lossy()
+        .replace(std::path::MAIN_SEPARATOR, "/")
+}
+
+/// The nearest enclosing git work tree, or `cwd` itself.
+pub fn repo_root(cwd: &Path) -> PathBuf {
+    cwd.ancestors()
+        .find(|dir| dir.join(".git").exists())
+        .unwrap_or(cwd)
+        .to_path_buf()
+}
+
+/// Prints `report` in `format`.
+pub fn print(format: Format, report: &Report<'_>, printer: Printer) -> io::Result<()> {
+    match format {
+        Format::Human => human::print(report, &mut printer.stderr()),
+        Format::Concise => {
+            concise::print(report, &mut printer.stdout())?;
+            human::print_summary(report, &mut printer.stderr())
+        }
+        Format::Json => json::print(report, &mut printer.stdout()),
+        Format::Github => {
+            github::print(report, &mut printer.stdout())?;
+            human::print_summary(report, &mut printer.stderr())
+        }
+        Format::Sarif => sarif::print(report, &mut printer.stdout()),
+    }
+}

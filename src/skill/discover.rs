@@ -1,0 +1,200 @@
+//! Finding skill files in the paths the user names.
+//!
+//! A path may be a `SKILL.md`, a skill folder or any tree. Skills live in hidden folders
+//! (`.claude/skills`, `.agents/skills`, `.github/skills`), so hidden folders are walked; version
+//! control folders, `node_modules` and git-ignored paths are not. The walk runs on several
+//! threads and hands each skill file to the caller as soon as it is found, so reading and
+//! checking overlap with the walk; callers sort afterwards for stable output.
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use ignore::{WalkBuilder, WalkState};
+
+use super::FileName;
+
+/// Folders never walked into.
+const SKIPPED_DIRS: &[&str] = &[".git", ".hg", ".svn", "node_modules"];
+
+/// Why a path could not be used.
+#[derive(Debug, thiserror::Error)]
+pub enum DiscoverError {
+    #[error("`{}` does not exist", .0.display())]
+    Missing(PathBuf),
+    #[error("`{}` is a file, but not a SKILL.md", .0.display())]
+    NotSkillFile(PathBuf),
+    #[error("{0}")]
+    Walk(#[from] ignore::Error),
+}
+
+impl DiscoverError {
+    /// What the user can do about it.
+    pub fn hint(&self) -> Option<&'static str> {
+        match self {
+            Self::Missing(_) => Some("check the spelling, or run from the folder that holds it"),
+            Self::NotSkillFile(_) => {
+                Some("pass a skill folder, a SKILL.md file, or any folder that contains skills")
+            }
+            Self::Walk(_) => None,
+        }
+    }
+}
+
+/// Checks that every path exists and that files are skill files; returns every problem.
+pub fn check_paths(paths: &[PathBuf]) -> Vec<DiscoverError> {
+    paths
+        .iter()
+        .filter_map(|path| match fs_err::metadata(path) {
+            Err(_) => Some(DiscoverError::Missing(path.clone())),
+            Ok(meta) if meta.is_file() && !is_skill_file(path) => {
+                Some(DiscoverError::NotSkillFile(path.clone()))
+            }
+            Ok(_) => None,
+        })
+        .collect()
+}
+
+fn is_skill_file(path: &Path) -> bool {
+    path.file_name().and_then(FileName::classify).is_some()
+}
+
+/// Walks `paths` on `threads` threads and calls `visit` with every skill file found. Returns
+/// the errors met on the way (unreadable folders and the like); the walk goes on past them.
+pub fn walk(
+    paths: &[PathBuf],
+    threads: usize,
+    visit: &(dyn Fn(PathBuf) + Sync),
+) -> Vec<DiscoverError> {
+    let Some((first, rest)) = paths.split_first() else {
+        return Vec::new();
+    };
+    let mut builder = WalkBuilder::new(first);
+    for path in rest {
+        builder.add(path);
+    }
+    builder
+        .hidden(false)
+        .ignore(false)
+        .git_global(false)
+        .git_ignore(true)
+        .git_exclude(true)
+        .require_git(false)
+        .parents(true)
+        .follow_links(false)
+        .threads(threads)
+        .filter_entry(|entry| {
+            !(entry.file_type().is_some_and(|kind| kind.is_dir())
+                && entry
+                    .file_name()
+                    .to_str()
+                    .is_some_and(|name| SKIPPED_DIRS.contains(&name)))
+        });
+    let errors = Mutex::new(Vec::new());
+    builder.build_parallel().run(|| {
+        let errors = &errors;
+        Box::new(move |entry| {
+            match entry {
+                Ok(entry) => {
+                    let is_dir = entry.file_type().is_none_or(|kind| kind.is_dir());
+                    if !is_dir && is_skill_file(entry.path()) {
+                        visit(entry.into_path());
+                    }
+                }
+                Err(error) => errors
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .push(DiscoverError::Walk(error)),
+            }
+            WalkState::Continue
+        })
+    });
+    errors
+        .into_inner()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Removes a leading `./` so that paths print the way people type them.
+pub fn tidy(path: PathBuf) -> PathBuf {
+    match path.strip_prefix(".") {
+        Ok(rest) if !rest.as_os_str().is_empty() => rest.to_path_buf(),
+        _ => path,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn found(root: &Path) -> Vec<String> {
+        let out = Mutex::new(Vec::new());
+        let errors = walk(&[root.to_path_buf()], 2, &|path| {
+            out.lock().unwrap().push(path);
+        });
+        assert!(errors.is_empty(), "{errors:?}");
+        let mut out: Vec<String> = out
+            .into_inner()
+            .unwrap()
+            .into_iter()
+            .map(|p| p.strip_prefix(root).unwrap().to_string_lossy().into_owned())
+            .collect();
+        out.sort();
+        out
+    }
+
+    #[test]
+    fn finds_hidden_skills_and_skips_vcs_dependencies_and_ignored() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path();
+        for dir in [
+            ".claude/skills/a",
+            ".git/x",
+            "node_modules/pkg",
+            "build/gen",
+            "skills/b",
+            "skills/c",
+        ] {
+            fs_err::create_dir_all(root.join(dir)).unwrap();
+        }
+        for file in [
+            ".claude/skills/a/SKILL.md",
+            ".git/x/SKILL.md",
+            "node_modules/pkg/SKILL.md",
+            "build/gen/SKILL.md",
+            "skills/b/skill.md",
+            "skills/c/SKILL.md",
+            "skills/c/README.md",
+        ] {
+            fs_err::write(root.join(file), "---\n---\n").unwrap();
+        }
+        fs_err::write(root.join(".gitignore"), "build/\n").unwrap();
+        assert_eq!(
+            found(root),
+            [
+                ".claude/skills/a/SKILL.md",
+                "skills/b/skill.md",
+                "skills/c/SKILL.md"
+            ]
+        );
+    }
+
+    #[test]
+    fn paths_are_checked_before_walking() {
+        let tmp = tempfile::tempdir().unwrap();
+        let readme = tmp.path().join("README.md");
+        fs_err::write(&readme, "x").unwrap();
+        let errors = check_paths(&[tmp.path().join("nope"), readme, tmp.path().to_path_buf()]);
+        assert_eq!(errors.len(), 2);
+        assert!(matches!(errors[0], DiscoverError::Missing(_)));
+        assert!(matches!(errors[1], DiscoverError::NotSkillFile(_)));
+    }
+
+    #[test]
+    fn tidy_strips_dot_slash() {
+        assert_eq!(
+            tidy(PathBuf::from("./a/SKILL.md")),
+            PathBuf::from("a/SKILL.md")
+        );
+        assert_eq!(tidy(PathBuf::from(".")), PathBuf::from("."));
+        assert_eq!(tidy(PathBuf::from(".claude/x")), PathBuf::from(".claude/x"));
+    }
+}

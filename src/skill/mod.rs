@@ -1,0 +1,293 @@
+//! Skills on disk: finding them, reading them once, and seeing them as each agent does.
+//!
+//! Every command starts from a [`Skill`]: the bytes of one `SKILL.md`, decoded and normalised
+//! once ([`text`]), split into frontmatter and body ([`frontmatter`]), the frontmatter parsed into
+//! a span-keeping YAML tree ([`yaml`]) and a typed document ([`model`]). Agents disagree on
+//! where the frontmatter ends, so a skill can also be read as a given agent reads it
+//! ([`Skill::reading_as`]); when that agent sees the same text as skillpkg, the parse is shared.
+
+pub mod discover;
+pub mod frontmatter;
+pub mod model;
+pub mod text;
+pub mod yaml;
+
+use std::borrow::Cow;
+use std::ffi::OsStr;
+use std::path::{Path, PathBuf};
+
+use frontmatter::{Reader, Region, Split};
+use model::SkillDoc;
+use text::{InvalidUtf8, SourceText};
+use yaml::{Yaml, YamlError};
+
+/// How the skill file is spelt.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FileName {
+    /// `SKILL.md`.
+    Exact,
+    /// `skill.md`: found by skills-ref and case-insensitive file systems only.
+    Lowercase,
+    /// Any other spelling, such as `Skill.md`.
+    OtherCase(String),
+}
+
+impl FileName {
+    /// Classifies a file name; `None` if it is not a spelling of `SKILL.md` at all.
+    pub fn classify(name: &OsStr) -> Option<Self> {
+        let name = name.to_str()?;
+        if name == "SKILL.md" {
+            Some(Self::Exact)
+        } else if name == "skill.md" {
+            Some(Self::Lowercase)
+        } else if name.eq_ignore_ascii_case("skill.md") {
+            Some(Self::OtherCase(name.to_owned()))
+        } else {
+            None
+        }
+    }
+}
+
+/// One reader's view of a `SKILL.md`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Reading {
+    pub reader: Reader,
+    pub split: Split,
+    /// The parsed frontmatter, when the split found one.
+    pub yaml: Option<Result<Yaml, YamlError>>,
+    /// The typed frontmatter, when the YAML parsed into a mapping.
+    pub doc: Option<SkillDoc>,
+}
+
+impl Reading {
+    /// Reads `source` as `reader` does.
+    pub fn new(source: &SourceText, reader: Reader) -> Self {
+        let split = frontmatter::split(source.text(), source.had_bom(), reader);
+        let yaml = match &split {
+            Split::Found(region) => Some(yaml::parse(source.text(), region.yaml.clone())),
+            Split::Missing | Split::Unclosed { .. } => None,
+        };
+        let doc = match &yaml {
+            Some(Ok(yaml)) => SkillDoc::from_yaml(yaml),
+            _ => None,
+        };
+        Self {
+            reader,
+            split,
+            yaml,
+            doc,
+        }
+    }
+
+    /// The frontmatter region, if found.
+    pub fn region(&self) -> Option<&Region> {
+        match &self.split {
+            Split::Found(region) => Some(region),
+            Split::Missing | Split::Unclosed { .. } => None,
+        }
+    }
+
+    /// The parsed YAML, if the frontmatter was found and parsed.
+    pub fn yaml(&self) -> Option<&Yaml> {
+        self.yaml.as_ref().and_then(|yaml| yaml.as_ref().ok())
+    }
+}
+
+/// One `SKILL.md`, read once.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Skill {
+    /// The folder that holds the skill file.
+    pub dir: PathBuf,
+    /// The skill file.
+    pub path: PathBuf,
+    pub file_name: FileName,
+    /// The folder's own name, as agents compare it with `name`.
+    pub dir_name: String,
+    content: Content,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Content {
+    Text {
+        source: SourceText,
+        reading: Box<Reading>,
+    },
+    NotUtf8(Box<InvalidUtf8>),
+}
+
+impl Skill {
+    /// Builds a skill from the bytes of its file.
+    ///
+    /// `dir_name` is the name of the folder as the author sees it; pass it explicitly because
+    /// `dir` may be `.` or relative.
+    pub fn from_bytes(path: PathBuf, dir_name: String, bytes: Vec<u8>) -> Self {
+        let file_name = path
+            .file_name()
+            .and_then(FileName::classify)
+            .unwrap_or(FileName::Exact);
+        let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
+        let content = match SourceText::decode(bytes) {
+            Ok(source) => {
+                let reading = Box::new(Reading::new(&source, Reader::SKILLPKG));
+                Content::Text { source, reading }
+            }
+            Err(invalid) => Content::NotUtf8(invalid),
+        };
+        Self {
+            dir,
+            path,
+            file_name,
+            dir_name,
+            content,
+        }
+    }
+
+    /// Reads the skill file at `path` from disk.
+    pub fn load(path: &Path) -> std::io::Result<Self> {
+        let bytes = fs_err::read(path)?;
+        let dir_name = folder_name(path.parent().unwrap_or(Path::new(".")));
+        Ok(Self::from_bytes(path.to_path_buf(), dir_name, bytes))
+    }
+
+    /// The decoded text, or why it could not be decoded.
+    pub fn source(&self) -> Result<&SourceText, &InvalidUtf8> {
+        match &self.content {
+            Content::Text { source, .. } => Ok(source),
+            Content::NotUtf8(invalid) => Err(invalid),
+        }
+    }
+
+    /// The text to show in reports: the decoded text, or a lossy decoding of invalid bytes.
+    pub fn display_source(&self) -> &SourceText {
+        match &self.content {
+            Content::Text { source, .. } => source,
+            Content::NotUtf8(invalid) => &invalid.lossy,
+        }
+    }
+
+    /// skillpkg's own reading, if the file is UTF-8.
+    pub fn reading(&self) -> Option<&Reading> {
+        match &self.content {
+            Content::Text { reading, .. } => Some(reading),
+            Content::NotUtf8(_) => None,
+        }
+    }
+
+    /// The skill as `reader` sees it. Shares skillpkg's parse when `reader` finds the same
+    /// frontmatter text.
+    pub fn reading_as(&self, reader: Reader) -> Option<Cow<'_, Reading>> {
+        let Content::Text { source, reading } = &self.content else {
+            return None;
+        };
+        if reader == reading.reader {
+            return Some(Cow::Borrowed(reading));
+        }
+        let split = frontmatter::split(source.text(), source.had_bom(), reader);
+        let same = match (&split, &reading.split) {
+            (Split::Found(theirs), Split::Found(ours)) => {
+                theirs.close.start == ours.close.start
+                    && theirs.yaml.start <= ours.yaml.start
+                    && source.text()[theirs.yaml.start..ours.yaml.start]
+                        .trim()
+                        .is_empty()
+            }
+            (Split::Missing, Split::Missing) | (Split::Unclosed { .. }, Split::Unclosed { .. }) => {
+                true
+            }
+            _ => false,
+        };
+        if same {
+            let mut shared = (**reading).clone();
+            shared.reader = reader;
+            shared.split = split;
+            return Some(Cow::Owned(shared));
+        }
+        Some(Cow::Owned(Reading::new(source, reader)))
+    }
+
+    /// The Markdown body as `reading` sees it.
+    pub fn body<'a>(&'a self, reading: &Reading) -> &'a str {
+        let Ok(source) = self.source() else {
+            return "";
+        };
+        match &reading.split {
+            Split::Found(region) => &source.text()[region.body..],
+            Split::Missing | Split::Unclosed { .. } => source.text(),
+        }
+    }
+}
+
+/// The name of a folder as agents compare it with `name`; `.` and relative paths are resolved
+/// against the current directory.
+pub fn folder_name(dir: &Path) -> String {
+    let named = dir
+        .file_name()
+        .filter(|name| !name.is_empty())
+        .map(|name| name.to_string_lossy().into_owned());
+    named.unwrap_or_else(|| {
+        std::path::absolute(dir)
+            .ok()
+            .and_then(|abs| {
+                // `absolute` keeps `.` and `..` components; normalise them away.
+                let mut clean = PathBuf::new();
+                for part in abs.components() {
+                    match part {
+                        std::path::Component::CurDir => {}
+                        std::path::Component::ParentDir => {
+                            clean.pop();
+                        }
+                        other => clean.push(other),
+                    }
+                }
+                clean.file_name().map(|n| n.to_string_lossy().into_owned())
+            })
+            .unwrap_or_default()
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use frontmatter::Delimiters;
+
+    fn skill(text: &str) -> Skill {
+        Skill::from_bytes(
+            PathBuf::from("s/SKILL.md"),
+            "s".into(),
+            text.as_bytes().to_vec(),
+        )
+    }
+
+    #[test]
+    fn agents_that_see_the_same_frontmatter_share_the_parse() {
+        let skill = skill("---\nname: s\ndescription: d\n---\nbody\n");
+        let claude = Reader {
+            delimiters: Delimiters::FirstDashes,
+            bom_hides_frontmatter: false,
+        };
+        let reading = skill.reading_as(claude).unwrap();
+        assert_eq!(reading.doc, skill.reading().unwrap().doc);
+    }
+
+    #[test]
+    fn agents_that_cut_early_get_their_own_parse() {
+        let skill = skill("---\nname: s\ndescription: \"a --- b\"\n---\nbody\n");
+        let claude = Reader {
+            delimiters: Delimiters::FirstDashes,
+            bom_hides_frontmatter: false,
+        };
+        let reading = skill.reading_as(claude).unwrap();
+        assert!(matches!(reading.yaml, Some(Err(_))));
+        assert!(skill.reading().unwrap().doc.is_some());
+    }
+
+    #[test]
+    fn folder_name_resolves_dot() {
+        let cwd = std::env::current_dir().unwrap();
+        assert_eq!(
+            folder_name(Path::new(".")),
+            cwd.file_name().unwrap().to_string_lossy()
+        );
+        assert_eq!(folder_name(Path::new("a/b")), "b");
+    }
+}

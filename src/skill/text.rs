@@ -1,0 +1,246 @@
+//! The text of a `SKILL.md`, normalised once and mapped back to the original bytes.
+//!
+//! Agents disagree about encodings and line endings: Python tools read with universal newlines,
+//! JavaScript ones split on `\n`, and a UTF-8 byte-order mark hides the frontmatter from some of
+//! them. skillpkg decodes the bytes once, strips one leading BOM (remembering that it was there),
+//! and turns CRLF and lone CR into LF, so that every later stage works on one plain string.
+//! Diagnostics must still point at the file the author sees, so this module keeps the offsets of
+//! the removed bytes and answers "which line, column and original byte is this offset?".
+
+use std::ops::Range;
+use std::sync::OnceLock;
+
+/// The UTF-8 encoding of U+FEFF, the byte-order mark.
+const BOM: &str = "\u{feff}";
+
+/// A position in the original file: 1-based line and 1-based column counted in Unicode scalar
+/// values. A byte-order mark is not counted: editors do not show it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Position {
+    pub line: usize,
+    pub column: usize,
+}
+
+/// The bytes of a file were not UTF-8.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct InvalidUtf8 {
+    /// Byte offset of the first invalid sequence in the file.
+    pub offset: usize,
+    /// Where that is, counting lines and characters of the valid prefix.
+    pub position: Position,
+    /// The file decoded lossily (invalid sequences become U+FFFD), so that reports can still
+    /// show the offending line.
+    pub lossy: SourceText,
+    /// The file starts with a UTF-16 byte-order mark.
+    pub utf16: bool,
+}
+
+/// A decoded, normalised text and the map back to the original file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SourceText {
+    text: String,
+    bom: bool,
+    /// Offsets in `text` of each `\n` that replaced a `\r\n` pair, in increasing order.
+    crlf: Vec<usize>,
+    line_starts: OnceLock<Vec<usize>>,
+}
+
+impl SourceText {
+    /// Decodes `bytes` as UTF-8, strips one leading BOM and normalises line endings to `\n`.
+    pub fn decode(bytes: Vec<u8>) -> Result<Self, Box<InvalidUtf8>> {
+        match String::from_utf8(bytes) {
+            Ok(text) => Ok(Self::from_string(text)),
+            Err(error) => {
+                let offset = error.utf8_error().valid_up_to();
+                let bytes = error.into_bytes();
+                let utf16 = bytes.starts_with(&[0xFF, 0xFE]) || bytes.starts_with(&[0xFE, 0xFF]);
+                let lossy = Self::from_string(String::from_utf8_lossy(&bytes).into_owned());
+                // The valid prefix decodes identically in the lossy text.
+                let prefix = Self::from_string(
+                    String::from_utf8(bytes[..offset].to_vec()).unwrap_or_default(),
+                );
+                let position = prefix.position(prefix.text.len());
+                Err(Box::new(InvalidUtf8 {
+                    offset,
+                    position,
+                    lossy,
+                    utf16,
+                }))
+            }
+        }
+    }
+
+    /// Normalises an already decoded string.
+    pub fn from_string(mut text: String) -> Self {
+        let bom = text.starts_with(BOM);
+        if bom {
+            text.drain(..BOM.len());
+        }
+        let mut crlf = Vec::new();
+        if text.contains('\r') {
+            let mut normalised = String::with_capacity(text.len());
+            let mut chars = text.chars().peekable();
+            while let Some(c) = chars.next() {
+                if c == '\r' {
+                    if chars.peek() == Some(&'\n') {
+                        chars.next();
+                        crlf.push(normalised.len());
+                    }
+                    normalised.push('\n');
+                } else {
+                    normalised.push(c);
+                }
+            }
+            text = normalised;
+        }
+        Self {
+            text,
+            bom,
+            crlf,
+            line_starts: OnceLock::new(),
+        }
+    }
+
+    /// The normalised text: no BOM, `\n` line endings.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// Whether the file started with a UTF-8 byte-order mark.
+    pub fn had_bom(&self) -> bool {
+        self.bom
+    }
+
+    fn line_starts(&self) -> &[usize] {
+        self.line_starts.get_or_init(|| {
+            std::iter::once(0)
+                .chain(self.text.match_indices('\n').map(|(i, _)| i + 1))
+                .collect()
+        })
+    }
+
+    fn removed_before(&self, offset: usize) -> usize {
+        self.crlf.partition_point(|&at| at <= offset)
+    }
+
+    /// The byte offset in the original file of `offset` in the normalised text.
+    pub fn original_offset(&self, offset: usize) -> usize {
+        offset + self.removed_before(offset) + if self.bom { BOM.len() } else { 0 }
+    }
+
+    /// Line and column of a byte offset in the normalised text.
+    pub fn position(&self, offset: usize) -> Position {
+        let offset = self.floor_char_boundary(offset.min(self.text.len()));
+        let starts = self.line_starts();
+        let line_index = starts.partition_point(|&start| start <= offset) - 1;
+        let start = starts[line_index];
+        Position {
+            line: line_index + 1,
+            column: self.text[start..offset].chars().count() + 1,
+        }
+    }
+
+    /// The text of a 1-based line, without its line ending.
+    pub fn line(&self, line: usize) -> &str {
+        let starts = self.line_starts();
+        let Some(&start) = starts.get(line.wrapping_sub(1)) else {
+            return "";
+        };
+        let end = starts.get(line).map_or(self.text.len(), |&next| next - 1);
+        &self.text[start..end]
+    }
+
+    /// Number of lines (a trailing newline does not start a new line).
+    pub fn line_count(&self) -> usize {
+        let starts = self.line_starts();
+        if self.text.ends_with('\n') {
+            starts.len() - 1
+        } else {
+            starts.len()
+        }
+    }
+
+    /// The byte range of the 1-based line, without its line ending.
+    pub fn line_range(&self, line: usize) -> Range<usize> {
+        let starts = self.line_starts();
+        let Some(&start) = starts.get(line.wrapping_sub(1)) else {
+            return self.text.len()..self.text.len();
+        };
+        let end = starts.get(line).map_or(self.text.len(), |&next| next - 1);
+        start..end
+    }
+
+    fn floor_char_boundary(&self, mut offset: usize) -> usize {
+        while !self.text.is_char_boundary(offset) {
+            offset -= 1;
+        }
+        offset
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn decode(bytes: &[u8]) -> SourceText {
+        SourceText::decode(bytes.to_vec()).unwrap()
+    }
+
+    #[test]
+    fn strips_one_bom_and_maps_offsets_back() {
+        let source = decode(b"\xEF\xBB\xBF---\nname: x\n");
+        assert!(source.had_bom());
+        assert_eq!(source.text(), "---\nname: x\n");
+        assert_eq!(source.original_offset(0), 3);
+        assert_eq!(source.position(4), Position { line: 2, column: 1 });
+    }
+
+    #[test]
+    fn crlf_and_lone_cr_become_lf_but_keep_original_offsets() {
+        let source = decode(b"a\r\nb\rc\r\nd");
+        assert_eq!(source.text(), "a\nb\nc\nd");
+        // 'd' is at normalised 6, original 8 (two CRs removed before it).
+        assert_eq!(source.original_offset(6), 8);
+        // The '\n' that replaced the first CRLF sits where the '\n' was, after the CR.
+        assert_eq!(source.original_offset(1), 2);
+        assert_eq!(source.original_offset(0), 0);
+        assert_eq!(source.position(6), Position { line: 4, column: 1 });
+        assert_eq!(source.line(2), "b");
+        assert_eq!(source.line_count(), 4);
+    }
+
+    #[test]
+    fn columns_count_characters_not_bytes() {
+        let source = decode("name: 技能-x\n".as_bytes());
+        let offset = source.text().find('x').unwrap();
+        assert_eq!(
+            source.position(offset),
+            Position {
+                line: 1,
+                column: 10
+            }
+        );
+    }
+
+    #[test]
+    fn invalid_utf8_reports_the_first_bad_byte() {
+        let error = SourceText::decode(b"---\nname: caf\xE9\n---\n".to_vec()).unwrap_err();
+        assert_eq!(error.offset, 13);
+        assert_eq!(
+            error.position,
+            Position {
+                line: 2,
+                column: 10
+            }
+        );
+        assert!(error.lossy.text().contains('\u{fffd}'));
+        assert!(!error.utf16);
+    }
+
+    #[test]
+    fn utf16_is_recognised() {
+        let error = SourceText::decode(b"\xFF\xFE-\x00-\x00".to_vec()).unwrap_err();
+        assert!(error.utf16);
+        assert_eq!(error.offset, 0);
+    }
+}

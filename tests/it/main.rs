@@ -1,0 +1,1 @@
+//! Integration tests: real runs of the `skillpkg` binary.
