@@ -1,1 +1,465 @@
-fn main() {}
+//! `cargo bench --bench validate`: how fast `skillpkg validate` checks a large tree, side by side
+//! with the reference validator, and whether the two agree.
+//!
+//! ```text
+//! cargo bench --bench validate -- [--skills N] [--runs R] [--ref-sample K] [--no-reference]
+//! ```
+//!
+//! 1. Generates N synthetic skills (default 10,000; 30 % broken) under the cargo target dir,
+//!    once per N.
+//! 2. Times the release `skillpkg validate` over the tree R times (default 5) after one warm-up
+//!    run, in the human and JSON formats and under `--target skills-ref`; peak memory comes from
+//!    `/usr/bin/time` when it is installed.
+//! 3. Installs the reference validator (`skills-ref` from `PyPI`) into a local virtual environment
+//!    and times it the way it is used: `agentskills validate DIR` once per folder, over a sample
+//!    of K folders (default 200; the full loop over 10,000 takes about half an hour), and its
+//!    library in one process over every folder.
+//! 4. Compares the valid/invalid verdict of `skillpkg validate --target skills-ref` with the
+//!    reference's on every skill.
+//!
+//! The target from the validate issue: 10,000 skills in under 0.35 s on a 2-core machine.
+
+// A benchmark report is printed output, and its statistics are floating point.
+#![allow(
+    clippy::print_stdout,
+    clippy::print_stderr,
+    clippy::cast_precision_loss
+)]
+
+mod corpus;
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// 10,000 skills in under this many seconds.
+const TARGET_SECONDS: f64 = 0.35;
+const TARGET_SKILLS: usize = 10_000;
+/// The reference validator's version this harness pins.
+const SKILLS_REF: &str = "skills-ref==0.1.1";
+
+struct Options {
+    skills: usize,
+    runs: usize,
+    ref_sample: usize,
+    reference: bool,
+}
+
+fn options() -> Options {
+    let mut options = Options {
+        skills: TARGET_SKILLS,
+        runs: 5,
+        ref_sample: 200,
+        reference: true,
+    };
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        let mut number = |name: &str| {
+            args.next()
+                .and_then(|value| value.parse().ok())
+                .unwrap_or_else(|| panic!("{name} needs a number"))
+        };
+        match arg.as_str() {
+            "--skills" => options.skills = number("--skills"),
+            "--runs" => options.runs = number("--runs").max(1),
+            "--ref-sample" => options.ref_sample = number("--ref-sample"),
+            "--no-reference" => options.reference = false,
+            // `cargo bench` passes `--bench`; ignore what is not ours.
+            _ => {}
+        }
+    }
+    options
+}
+
+struct Timing {
+    label: String,
+    runs: Vec<Duration>,
+    peak_kib: Option<u64>,
+    exit: Option<i32>,
+}
+
+impl Timing {
+    fn median(&self) -> f64 {
+        let mut sorted = self.runs.clone();
+        sorted.sort();
+        sorted[sorted.len() / 2].as_secs_f64()
+    }
+
+    fn min(&self) -> f64 {
+        self.runs.iter().min().map_or(0.0, Duration::as_secs_f64)
+    }
+
+    fn max(&self) -> f64 {
+        self.runs.iter().max().map_or(0.0, Duration::as_secs_f64)
+    }
+}
+
+fn main() {
+    let options = options();
+    let work = Path::new(env!("CARGO_TARGET_TMPDIR")).join("skillpkg-bench");
+    let corpus = work.join(format!("corpus-{}", options.skills));
+    let manifest = prepare_corpus(&corpus, options.skills);
+    let files = count_files(&corpus);
+    let broken = manifest.values().filter(|kind| **kind != "valid").count();
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    println!(
+        "\nskillpkg validate benchmark: {} skills ({} valid, {broken} with one defect), {files} files, {cores} cores\n",
+        options.skills,
+        options.skills - broken
+    );
+
+    let skillpkg = env!("CARGO_BIN_EXE_skillpkg");
+    let mut timings = vec![
+        time(
+            &options,
+            "skillpkg validate (human, stderr)",
+            skillpkg,
+            &["validate", corpus_str(&corpus)],
+        ),
+        time(
+            &options,
+            "skillpkg validate --format json",
+            skillpkg,
+            &["validate", "--format", "json", corpus_str(&corpus)],
+        ),
+        time(
+            &options,
+            "skillpkg validate --target skills-ref",
+            skillpkg,
+            &["validate", "--target", "skills-ref", corpus_str(&corpus)],
+        ),
+    ];
+
+    let (reference_rows, parity) = if options.reference {
+        reference(&options, &work, &corpus, &manifest, skillpkg)
+    } else {
+        (Vec::new(), None)
+    };
+
+    println!("| command | median | min | max | peak RSS | exit |");
+    println!("|---|---|---|---|---|---|");
+    for timing in &timings {
+        println!(
+            "| {} | {:.3} s | {:.3} s | {:.3} s | {} | {} |",
+            timing.label,
+            timing.median(),
+            timing.min(),
+            timing.max(),
+            timing.peak_kib.map_or("n/a".to_owned(), |kib| format!(
+                "{:.1} MiB",
+                kib as f64 / 1024.0
+            )),
+            timing.exit.map_or("?".to_owned(), |code| code.to_string()),
+        );
+    }
+    if !reference_rows.is_empty() {
+        println!("\n| reference | wall | note |\n|---|---|---|");
+        for row in &reference_rows {
+            println!("{row}");
+        }
+    }
+    let headline = timings.remove(0);
+    if options.skills == TARGET_SKILLS {
+        let verdict = if headline.median() < TARGET_SECONDS {
+            "met"
+        } else {
+            "NOT met"
+        };
+        println!(
+            "\ntarget: {TARGET_SKILLS} skills in under {TARGET_SECONDS} s: {verdict} (median {:.3} s)",
+            headline.median()
+        );
+    }
+    if let Some((agree, total, mismatches)) = parity {
+        println!("verdict parity with skills-ref: {agree}/{total} skills agree");
+        for mismatch in mismatches.iter().take(20) {
+            println!("  differs: {mismatch}");
+        }
+    }
+}
+
+/// Rows about the reference validator, and verdict parity with it.
+type Parity = (usize, usize, Vec<String>);
+
+fn reference(
+    options: &Options,
+    work: &Path,
+    corpus: &Path,
+    manifest: &BTreeMap<String, &'static str>,
+    skillpkg: &str,
+) -> (Vec<String>, Option<Parity>) {
+    let mut rows = Vec::new();
+    let venv = match reference_env(work) {
+        Ok(venv) => venv,
+        Err(error) => {
+            rows.push(format!("| skills-ref | not installed: {error} | |"));
+            return (rows, None);
+        }
+    };
+    let (loop_timing, per_skill) = time_reference_loop(&venv, corpus, manifest, options.ref_sample);
+    rows.push(format!(
+        "| skills-ref: `agentskills validate DIR` per folder, {} folders sampled | {:.2} s ({:.3} s per skill) | {:.1} s estimated for {} |",
+        loop_timing.runs.len(),
+        loop_timing.runs.iter().map(Duration::as_secs_f64).sum::<f64>(),
+        per_skill,
+        per_skill * options.skills as f64,
+        options.skills
+    ));
+    match reference_library(&venv, work, corpus) {
+        Ok((elapsed, verdicts)) => {
+            rows.push(format!(
+                "| skills-ref library `validate()` in one process, every folder | {elapsed:.2} s | |"
+            ));
+            (rows, Some(compare(skillpkg, corpus, &verdicts)))
+        }
+        Err(error) => {
+            rows.push(format!("| skills-ref library | failed: {error} | |"));
+            (rows, None)
+        }
+    }
+}
+
+fn corpus_str(path: &Path) -> &str {
+    path.to_str().expect("the work directory is UTF-8")
+}
+
+/// Generates the corpus unless a complete one for this size is already there.
+fn prepare_corpus(corpus: &Path, skills: usize) -> BTreeMap<String, &'static str> {
+    let marker = corpus.join(".complete");
+    let manifest_path = corpus.with_extension("manifest.tsv");
+    let stamp = format!("generator {}\n", corpus::VERSION);
+    let current = fs_err::read_to_string(&marker).is_ok_and(|text| text == stamp);
+    if !current || !manifest_path.exists() {
+        let _ = fs_err::remove_dir_all(corpus);
+        fs_err::create_dir_all(corpus).expect("create the corpus folder");
+        eprintln!("generating {skills} skills in {} …", corpus.display());
+        let started = Instant::now();
+        let kinds = corpus::generate(corpus, skills, 1).expect("generate the corpus");
+        let tsv: String = kinds.iter().fold(String::new(), |mut tsv, (name, kind)| {
+            let _ = writeln!(tsv, "{name}\t{}", kind.label());
+            tsv
+        });
+        fs_err::write(&manifest_path, tsv).expect("write the manifest");
+        fs_err::write(&marker, &stamp).expect("mark the corpus complete");
+        eprintln!("generated in {:.1} s", started.elapsed().as_secs_f64());
+    }
+    let labels = [
+        "valid",
+        "bad-name",
+        "long-description",
+        "unknown-field",
+        "missing-description",
+        "broken-yaml",
+        "unquoted-colon",
+        "long-body",
+    ];
+    fs_err::read_to_string(&manifest_path)
+        .expect("read the manifest")
+        .lines()
+        .filter_map(|line| {
+            let (name, kind) = line.split_once('\t')?;
+            let kind = labels.iter().find(|label| **label == kind)?;
+            Some((name.to_owned(), *kind))
+        })
+        .collect()
+}
+
+fn count_files(dir: &Path) -> usize {
+    let mut count = 0;
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in fs_err::read_dir(&dir).into_iter().flatten().flatten() {
+            if entry.file_type().is_ok_and(|kind| kind.is_dir()) {
+                stack.push(entry.path());
+            } else {
+                count += 1;
+            }
+        }
+    }
+    count
+}
+
+/// Runs a command once to warm the caches, then `runs` times.
+fn time(options: &Options, label: &str, program: &str, args: &[&str]) -> Timing {
+    let time_binary = Path::new("/usr/bin/time");
+    let rss_file = std::env::temp_dir().join(format!("skillpkg-bench-rss-{}", std::process::id()));
+    let mut runs = Vec::new();
+    let mut peak_kib = None;
+    let mut exit = None;
+    for run in 0..=options.runs {
+        let mut command = if time_binary.exists() {
+            let mut command = Command::new(time_binary);
+            command.args(["-f", "%M", "-o"]).arg(&rss_file).arg(program);
+            command
+        } else {
+            Command::new(program)
+        };
+        command
+            .args(args)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
+        let started = Instant::now();
+        let status = command.status().expect("run the command");
+        let elapsed = started.elapsed();
+        exit = status.code();
+        if run > 0 {
+            runs.push(elapsed);
+            if let Some(kib) = fs_err::read_to_string(&rss_file)
+                .ok()
+                .and_then(|text| text.lines().last()?.trim().parse::<u64>().ok())
+            {
+                peak_kib = Some(peak_kib.map_or(kib, |peak: u64| peak.max(kib)));
+            }
+        }
+    }
+    let _ = fs_err::remove_file(&rss_file);
+    Timing {
+        label: label.to_owned(),
+        runs,
+        peak_kib,
+        exit,
+    }
+}
+
+/// A virtual environment with the reference validator, created on first use.
+fn reference_env(work: &Path) -> Result<PathBuf, String> {
+    let venv = work.join("venv");
+    let cli = venv.join("bin/agentskills");
+    if cli.exists() {
+        return Ok(venv);
+    }
+    eprintln!("installing {SKILLS_REF} into {} …", venv.display());
+    let created = Command::new("python3")
+        .args(["-m", "venv"])
+        .arg(&venv)
+        .status()
+        .map_err(|error| format!("python3 -m venv: {error}"))?;
+    if !created.success() {
+        return Err("python3 -m venv failed".into());
+    }
+    let installed = Command::new(venv.join("bin/pip"))
+        .args([
+            "install",
+            "--quiet",
+            "--disable-pip-version-check",
+            SKILLS_REF,
+        ])
+        .status()
+        .map_err(|error| format!("pip: {error}"))?;
+    if !installed.success() || !cli.exists() {
+        return Err(format!("pip install {SKILLS_REF} failed"));
+    }
+    Ok(venv)
+}
+
+/// `agentskills validate DIR` once per folder over an evenly spread sample.
+fn time_reference_loop(
+    venv: &Path,
+    corpus: &Path,
+    manifest: &BTreeMap<String, &'static str>,
+    sample: usize,
+) -> (Timing, f64) {
+    let names: Vec<&String> = manifest.keys().collect();
+    let step = (names.len() / sample.max(1)).max(1);
+    let cli = venv.join("bin/agentskills");
+    let mut runs = Vec::new();
+    for name in names.iter().step_by(step).take(sample) {
+        let started = Instant::now();
+        let _ = Command::new(&cli)
+            .arg("validate")
+            .arg(corpus.join(name))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status();
+        runs.push(started.elapsed());
+    }
+    let total: f64 = runs.iter().map(Duration::as_secs_f64).sum();
+    let per_skill = total / runs.len().max(1) as f64;
+    (
+        Timing {
+            label: "skills-ref loop".into(),
+            runs,
+            peak_kib: None,
+            exit: None,
+        },
+        per_skill,
+    )
+}
+
+/// Runs the reference library over every folder in one process: its time and its verdicts.
+fn reference_library(
+    venv: &Path,
+    work: &Path,
+    corpus: &Path,
+) -> Result<(f64, BTreeMap<String, bool>), String> {
+    let script = work.join("reference_verdicts.py");
+    fs_err::write(
+        &script,
+        "import json, pathlib, sys, time\n\
+         import skills_ref\n\
+         root = pathlib.Path(sys.argv[1])\n\
+         started = time.perf_counter()\n\
+         verdicts = {d.name: not skills_ref.validate(d) for d in sorted(root.iterdir()) if d.is_dir()}\n\
+         json.dump({'elapsed': time.perf_counter() - started, 'valid': verdicts}, sys.stdout)\n",
+    )
+    .map_err(|error| error.to_string())?;
+    let output = Command::new(venv.join("bin/python"))
+        .arg(&script)
+        .arg(corpus)
+        .output()
+        .map_err(|error| error.to_string())?;
+    if !output.status.success() {
+        return Err(String::from_utf8_lossy(&output.stderr).into_owned());
+    }
+    let value: serde_json::Value =
+        serde_json::from_slice(&output.stdout).map_err(|error| error.to_string())?;
+    let elapsed = value["elapsed"].as_f64().unwrap_or_default();
+    let verdicts = value["valid"]
+        .as_object()
+        .map(|map| {
+            map.iter()
+                .map(|(name, valid)| (name.clone(), valid.as_bool().unwrap_or_default()))
+                .collect()
+        })
+        .unwrap_or_default();
+    Ok((elapsed, verdicts))
+}
+
+/// Compares `skillpkg validate --target skills-ref` verdicts with the reference's.
+fn compare(
+    skillpkg: &str,
+    corpus: &Path,
+    reference: &BTreeMap<String, bool>,
+) -> (usize, usize, Vec<String>) {
+    let output = Command::new(skillpkg)
+        .args(["validate", "--target", "skills-ref", "--format", "json"])
+        .arg(corpus)
+        .stderr(Stdio::null())
+        .output()
+        .expect("run skillpkg");
+    let document: serde_json::Value =
+        serde_json::from_slice(&output.stdout).expect("skillpkg prints JSON");
+    let mut ours = BTreeMap::new();
+    for skill in document["skills"].as_array().into_iter().flatten() {
+        let path = PathBuf::from(skill["path"].as_str().unwrap_or_default());
+        let name = path
+            .file_name()
+            .map(|name| name.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        ours.insert(name, skill["valid"].as_bool().unwrap_or_default());
+    }
+    let mut agree = 0;
+    let mut mismatches = Vec::new();
+    for (name, valid) in reference {
+        match ours.get(name) {
+            Some(mine) if mine == valid => agree += 1,
+            Some(mine) => mismatches.push(format!(
+                "{name}: skills-ref valid={valid}, skillpkg valid={mine}"
+            )),
+            None => mismatches.push(format!("{name}: not found by skillpkg")),
+        }
+    }
+    (agree, reference.len(), mismatches)
+}

@@ -8,4 +8,5 @@
 pub mod check;
 pub mod commands;
 pub mod output;
+pub mod parallel;
 pub mod skill;

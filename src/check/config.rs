@@ -5,7 +5,7 @@
 //! targets = ["agentskills", "claude-code"]
 //! ```
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
@@ -89,15 +89,56 @@ impl Config {
 }
 
 /// Finds the nearest `skillpkg.toml` above a folder, remembering what it found per folder.
-#[derive(Debug, Default)]
+///
+/// Folders inside a tree that was just walked need no file-system call: the walk saw every
+/// `skillpkg.toml` there. Only folders above the walked roots are looked at on disk.
+#[derive(Debug)]
 pub struct ConfigFinder {
+    /// Relative folders are resolved against this.
+    cwd: PathBuf,
+    /// Walked roots (absolute) and the folders in them that hold a configuration file.
+    walked: Vec<PathBuf>,
+    known: HashSet<PathBuf>,
     cache: Mutex<HashMap<PathBuf, Option<Arc<Config>>>>,
 }
 
 impl ConfigFinder {
+    /// A finder that resolves relative folders against `cwd` and knows nothing in advance.
+    pub fn new(cwd: PathBuf) -> Self {
+        Self::with_walk(cwd, &[], &HashSet::new())
+    }
+
+    /// A finder that trusts a walk of `roots`, which found configuration files in `config_dirs`.
+    pub fn with_walk(cwd: PathBuf, roots: &[PathBuf], config_dirs: &HashSet<PathBuf>) -> Self {
+        let walked = roots
+            .iter()
+            .map(|root| lexical_absolute(&cwd, root))
+            .filter(|root| root.is_dir())
+            .collect();
+        let known = config_dirs
+            .iter()
+            .map(|dir| lexical_absolute(&cwd, dir))
+            .collect();
+        Self {
+            cwd,
+            walked,
+            known,
+            cache: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// Whether `folder` holds a configuration file.
+    fn has_config(&self, folder: &Path) -> bool {
+        if self.walked.iter().any(|root| folder.starts_with(root)) {
+            self.known.contains(folder)
+        } else {
+            folder.join(FILE_NAME).is_file()
+        }
+    }
+
     /// The configuration that applies to `dir`: the nearest `skillpkg.toml` in `dir` or above.
     pub fn for_dir(&self, dir: &Path) -> Result<Option<Arc<Config>>, ConfigError> {
-        let start = std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf());
+        let start = lexical_absolute(&self.cwd, dir);
         let mut visited = Vec::new();
         let mut current = Some(start.as_path());
         let found = loop {
@@ -106,14 +147,16 @@ impl ConfigFinder {
                 break cached.clone();
             }
             visited.push(folder.to_path_buf());
-            let candidate = folder.join(FILE_NAME);
-            if candidate.is_file() {
+            if self.has_config(folder) {
+                let candidate = folder.join(FILE_NAME);
+                // Shown to the user: relative to where they are, like every other path.
+                let shown = candidate.strip_prefix(&self.cwd).unwrap_or(&candidate);
                 let text =
                     fs_err::read_to_string(&candidate).map_err(|error| ConfigError::Read {
-                        path: candidate.clone(),
+                        path: shown.to_path_buf(),
                         message: error.to_string(),
                     })?;
-                break Some(Arc::new(Config::parse(&candidate, &text)?));
+                break Some(Arc::new(Config::parse(shown, &text)?));
             }
             current = folder.parent();
         };
@@ -129,6 +172,21 @@ impl ConfigFinder {
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
+}
+
+/// `dir` made absolute against `cwd`, with `.` and `..` resolved by name (no file-system calls).
+fn lexical_absolute(cwd: &Path, dir: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for part in cwd.join(dir).components() {
+        match part {
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
 }
 
 #[cfg(test)]
@@ -171,6 +229,29 @@ mod tests {
     }
 
     #[test]
+    fn finder_trusts_the_walk_inside_walked_roots() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().join("repo");
+        fs_err::create_dir_all(root.join("skills/a")).unwrap();
+        fs_err::write(
+            root.join("skills").join(FILE_NAME),
+            "targets = [\"codex\"]\n",
+        )
+        .unwrap();
+        // The walk "found" no configuration, so the file on disk is not read.
+        let blind = ConfigFinder::with_walk(
+            tmp.path().into(),
+            std::slice::from_ref(&root),
+            &HashSet::new(),
+        );
+        assert_eq!(blind.for_dir(&root.join("skills/a")).unwrap(), None);
+        let seen = HashSet::from([root.join("skills")]);
+        let finder = ConfigFinder::with_walk(tmp.path().into(), std::slice::from_ref(&root), &seen);
+        let config = finder.for_dir(&root.join("skills/a")).unwrap().unwrap();
+        assert_eq!(config.targets, Some(vec![Target::Codex]));
+    }
+
+    #[test]
     fn finder_walks_up_and_caches() {
         let tmp = tempfile::tempdir().unwrap();
         let nested = tmp.path().join("a/b/c");
@@ -180,7 +261,7 @@ mod tests {
             "targets = [\"codex\"]\n",
         )
         .unwrap();
-        let finder = ConfigFinder::default();
+        let finder = ConfigFinder::new(tmp.path().join("elsewhere"));
         let config = finder.for_dir(&nested).unwrap().unwrap();
         assert_eq!(config.targets, Some(vec![Target::Codex]));
         assert!(finder.lock().contains_key(&tmp.path().join("a/b")));

@@ -58,20 +58,16 @@ pub fn check_skill(skill: Skill, targets: &[Target]) -> Checked {
         for mut found in rules::check(&skill, target) {
             found.targets = vec![target];
             // Merge only with findings of other targets: one target may raise the same rule
-            // twice at one place on purpose.
+            // twice at one place on purpose. A merged finding keeps the highest severity and
+            // lists the targets that raised it at that severity.
             match diagnostics[..before].iter_mut().find(|seen| {
                 seen.rule == found.rule
                     && seen.span == found.span
                     && !seen.targets.contains(&target)
             }) {
-                Some(seen) => {
-                    let mut targets = std::mem::take(&mut seen.targets);
-                    targets.push(target);
-                    if found.severity > seen.severity {
-                        *seen = found;
-                    }
-                    seen.targets = targets;
-                }
+                Some(seen) if found.severity > seen.severity => *seen = found,
+                Some(seen) if found.severity == seen.severity => seen.targets.push(target),
+                Some(_) => {}
                 None => diagnostics.push(found),
             }
         }

@@ -2,7 +2,6 @@
 
 use std::io::Write;
 use std::path::PathBuf;
-use std::sync::{Mutex, PoisonError};
 
 use anyhow::Context as _;
 
@@ -11,6 +10,7 @@ use crate::check::config::{ConfigError, ConfigFinder};
 use crate::check::target::{DEFAULT_TARGETS, Target};
 use crate::check::{Checked, check_set, check_skill};
 use crate::output::{self, Format, Printer, Report};
+use crate::parallel;
 use crate::skill::{Skill, discover};
 
 /// Check that skills load in the agents they target.
@@ -46,14 +46,6 @@ pub struct ValidateArgs {
     pub format: Format,
 }
 
-/// Everything the parallel walk collects.
-#[derive(Default)]
-struct Collected {
-    checked: Vec<Checked>,
-    config_errors: Vec<ConfigError>,
-    read_errors: Vec<anyhow::Error>,
-}
-
 pub fn run(args: ValidateArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
     let paths = if args.paths.is_empty() {
         vec![PathBuf::from(".")]
@@ -66,42 +58,28 @@ pub fn run(args: ValidateArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
         for problem in &problems {
             print_error(&mut err, &problem.to_string(), problem.hint())?;
         }
+        err.flush()?;
         return Ok(ExitStatus::Error);
     }
-    let mut targets: Vec<Target> = Vec::new();
+    let mut cli_targets: Vec<Target> = Vec::new();
     for target in args.targets {
-        if !targets.contains(&target) {
-            targets.push(target);
+        if !cli_targets.contains(&target) {
+            cli_targets.push(target);
         }
     }
+    let cwd = std::env::current_dir().context("cannot read the current directory")?;
+    let threads = std::thread::available_parallelism().map_or(2, usize::from);
 
-    let (collected, walk_errors) = collect(&paths, &targets);
-    let Collected {
-        mut checked,
-        mut config_errors,
-        read_errors,
-    } = collected;
-    if !config_errors.is_empty() {
-        config_errors.sort_by_key(ToString::to_string);
-        config_errors.dedup();
-        let mut err = printer.stderr();
-        for error in &config_errors {
-            let hint = "fix skillpkg.toml, or pass --target to override it";
-            print_error(&mut err, &error.to_string(), Some(hint))?;
-        }
-        return Ok(ExitStatus::Error);
-    }
-    checked.sort_by(|a, b| a.skill.path.cmp(&b.skill.path));
+    let found = discover::walk(&paths, threads);
+    let mut skills = found.skills;
     if paths.len() > 1 {
-        // The same skill reached through two of the given paths is reported once.
+        // The same skill reached through two of the given paths is checked once.
         let mut seen = std::collections::HashSet::new();
-        checked.retain(|item| {
-            seen.insert(
-                fs_err::canonicalize(&item.skill.path).unwrap_or_else(|_| item.skill.path.clone()),
-            )
+        skills.retain(|path| {
+            seen.insert(fs_err::canonicalize(path).unwrap_or_else(|_| path.clone()))
         });
     }
-    if checked.is_empty() && read_errors.is_empty() && walk_errors.is_empty() {
+    if skills.is_empty() && found.errors.is_empty() {
         let shown: Vec<String> = paths
             .iter()
             .map(|path| format!("`{}`", path.display()))
@@ -114,23 +92,48 @@ pub fn run(args: ValidateArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
         }
         .into());
     }
+
+    let finder = ConfigFinder::with_walk(cwd.clone(), &paths, &found.config_dirs);
+    let (jobs, mut config_errors) = targets_per_skill(skills, &cli_targets, &finder);
+    if !config_errors.is_empty() {
+        config_errors.sort_by_key(ToString::to_string);
+        config_errors.dedup();
+        let mut err = printer.stderr();
+        for error in &config_errors {
+            let hint = "fix skillpkg.toml, or pass --target to override it";
+            print_error(&mut err, &error.to_string(), Some(hint))?;
+        }
+        err.flush()?;
+        return Ok(ExitStatus::Error);
+    }
+
+    let results =
+        parallel::map_in_order(&jobs, threads, |(path, targets)| check_file(path, targets));
+    let mut checked = Vec::with_capacity(results.len());
+    let mut read_errors = Vec::new();
+    for result in results {
+        match result {
+            Ok(item) => checked.push(item),
+            Err(error) => read_errors.push(error),
+        }
+    }
     check_set(&mut checked);
 
-    let cwd = std::env::current_dir().context("cannot read the current directory")?;
     let report = Report {
         checked: &checked,
         root: output::repo_root(&cwd),
     };
     output::print(args.format, &report, printer)?;
 
-    if !walk_errors.is_empty() || !read_errors.is_empty() {
+    if !found.errors.is_empty() || !read_errors.is_empty() {
         let mut err = printer.stderr();
-        for error in &walk_errors {
+        for error in &found.errors {
             print_error(&mut err, &error.to_string(), None)?;
         }
         for error in &read_errors {
             print_error(&mut err, &format!("{error:#}"), None)?;
         }
+        err.flush()?;
         return Ok(ExitStatus::Error);
     }
     Ok(if checked.iter().all(Checked::is_valid) {
@@ -140,47 +143,46 @@ pub fn run(args: ValidateArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
     })
 }
 
-/// Walks `paths` and checks every skill found, on the walker's threads. `targets` from the
-/// command line win over `skillpkg.toml`.
-fn collect(paths: &[PathBuf], targets: &[Target]) -> (Collected, Vec<discover::DiscoverError>) {
-    let finder = ConfigFinder::default();
-    let collected = Mutex::new(Collected::default());
-    let threads = std::thread::available_parallelism().map_or(2, usize::from);
-    let visit = |path: PathBuf| {
-        let path = discover::tidy(path);
-        let targets = if targets.is_empty() {
-            let dir = path.parent().unwrap_or(&path);
-            match finder.for_dir(dir) {
+/// Targets per skill: the command line's, else the nearest skillpkg.toml's, else the default.
+fn targets_per_skill(
+    skills: Vec<PathBuf>,
+    cli_targets: &[Target],
+    finder: &ConfigFinder,
+) -> (Vec<(PathBuf, Vec<Target>)>, Vec<ConfigError>) {
+    let mut errors = Vec::new();
+    let mut jobs = Vec::with_capacity(skills.len());
+    for path in skills {
+        let targets = if cli_targets.is_empty() {
+            match finder.for_dir(path.parent().unwrap_or(&path)) {
                 Ok(config) => config
                     .and_then(|config| config.targets.clone())
                     .unwrap_or_else(|| DEFAULT_TARGETS.to_vec()),
                 Err(error) => {
-                    lock(&collected).config_errors.push(error);
-                    return;
+                    errors.push(error);
+                    continue;
                 }
             }
         } else {
-            targets.to_vec()
+            cli_targets.to_vec()
         };
-        match Skill::load(&path) {
-            Ok(skill) => {
-                let checked = check_skill(skill, &targets);
-                lock(&collected).checked.push(checked);
-            }
-            Err(error) => lock(&collected)
-                .read_errors
-                .push(anyhow::Error::new(error).context("cannot read the skill file")),
-        }
-    };
-    let walk_errors = discover::walk(paths, threads, &visit);
-    let collected = collected
-        .into_inner()
-        .unwrap_or_else(PoisonError::into_inner);
-    (collected, walk_errors)
+        jobs.push((path, targets));
+    }
+    (jobs, errors)
 }
 
-fn lock(collected: &Mutex<Collected>) -> std::sync::MutexGuard<'_, Collected> {
-    collected.lock().unwrap_or_else(PoisonError::into_inner)
+/// Reads and checks one skill file, keeping only the text its findings point at.
+fn check_file(path: &std::path::Path, targets: &[Target]) -> anyhow::Result<Checked> {
+    let skill = Skill::load(path).context("cannot read the skill file")?;
+    let mut checked = check_skill(skill, targets);
+    let keep = checked
+        .diagnostics
+        .iter()
+        .flat_map(|d| d.span.iter().chain(d.related.iter().map(|r| &r.span)))
+        .map(|span| span.end)
+        .max()
+        .unwrap_or(0);
+    checked.skill.release_body(keep);
+    Ok(checked)
 }
 
 /// `error: message` and an optional `hint:` line, styled like every other error.

@@ -25,7 +25,7 @@ pub enum Format {
     /// rustc-style diagnostics with source snippets, on stderr.
     #[default]
     Human,
-    /// One line per finding on stdout: `path:line:col: CODE severity: message`.
+    /// One line per finding on stdout: path:line:col: CODE severity: message.
     Concise,
     /// A JSON document on stdout (schema version 1).
     Json,
@@ -38,12 +38,17 @@ pub enum Format {
 /// When to use colour.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
 pub enum ColorChoice {
-    /// Colour on a terminal, unless `NO_COLOR` is set.
+    /// Colour on a terminal, unless NO_COLOR is set.
     #[default]
     Auto,
+    /// Colour even into a pipe or file.
     Always,
+    /// No colour.
     Never,
 }
+
+/// Output is written in chunks of this size: one system call per chunk, not per fragment.
+const BUFFER: usize = 64 * 1024;
 
 /// The program's two output streams.
 #[derive(Clone, Copy, Debug)]
@@ -63,14 +68,20 @@ impl Printer {
         Self { _private: () }
     }
 
-    /// Machine-readable output and primary results.
+    /// Machine-readable output and primary results, buffered; flush it when done.
     pub fn stdout(self) -> impl Write {
-        anstream::stdout().lock()
+        let choice = anstream::AutoStream::choice(&io::stdout());
+        let raw: Box<dyn Write> =
+            Box::new(io::BufWriter::with_capacity(BUFFER, io::stdout().lock()));
+        anstream::AutoStream::new(raw, choice)
     }
 
-    /// Human-readable output.
+    /// Human-readable output, buffered; flush it when done.
     pub fn stderr(self) -> impl Write {
-        anstream::stderr().lock()
+        let choice = anstream::AutoStream::choice(&io::stderr());
+        let raw: Box<dyn Write> =
+            Box::new(io::BufWriter::with_capacity(BUFFER, io::stderr().lock()));
+        anstream::AutoStream::new(raw, choice)
     }
 }
 
@@ -153,19 +164,37 @@ pub fn repo_root(cwd: &Path) -> PathBuf {
         .to_path_buf()
 }
 
-/// Prints `report` in `format`.
+/// Prints `report` in `format`. Output is buffered and flushed before returning, so a closed
+/// pipe shows up here as an error rather than being lost in a destructor.
 pub fn print(format: Format, report: &Report<'_>, printer: Printer) -> io::Result<()> {
+    let mut stdout = printer.stdout();
+    let mut stderr = printer.stderr();
+    write(format, report, &mut stdout, &mut stderr)?;
+    stdout.flush()?;
+    stderr.flush()
+}
+
+/// Writes `report` in `format` to the given streams: machine formats to `stdout`, people's
+/// text to `stderr`.
+pub fn write(
+    format: Format,
+    report: &Report<'_>,
+    stdout: &mut dyn Write,
+    stderr: &mut dyn Write,
+) -> io::Result<()> {
     match format {
-        Format::Human => human::print(report, &mut printer.stderr()),
+        Format::Human => human::print(report, stderr),
         Format::Concise => {
-            concise::print(report, &mut printer.stdout())?;
-            human::print_summary(report, &mut printer.stderr())
+            concise::print(report, stdout)?;
+            stdout.flush()?;
+            human::print_summary(report, stderr)
         }
-        Format::Json => json::print(report, &mut printer.stdout()),
+        Format::Json => json::print(report, stdout),
         Format::Github => {
-            github::print(report, &mut printer.stdout())?;
-            human::print_summary(report, &mut printer.stderr())
+            github::print(report, stdout)?;
+            stdout.flush()?;
+            human::print_summary(report, stderr)
         }
-        Format::Sarif => sarif::print(report, &mut printer.stdout()),
+        Format::Sarif => sarif::print(report, stdout),
     }
 }

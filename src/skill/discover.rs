@@ -6,12 +6,14 @@
 //! threads and hands each skill file to the caller as soon as it is found, so reading and
 //! checking overlap with the walk; callers sort afterwards for stable output.
 
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Mutex, PoisonError};
 
-use ignore::{WalkBuilder, WalkState};
+use ignore::{ParallelVisitor, ParallelVisitorBuilder, WalkBuilder, WalkState};
 
 use super::FileName;
+use crate::check::config::FILE_NAME as CONFIG_FILE;
 
 /// Folders never walked into.
 const SKIPPED_DIRS: &[&str] = &[".git", ".hg", ".svn", "node_modules"];
@@ -58,15 +60,22 @@ fn is_skill_file(path: &Path) -> bool {
     path.file_name().and_then(FileName::classify).is_some()
 }
 
-/// Walks `paths` on `threads` threads and calls `visit` with every skill file found. Returns
-/// the errors met on the way (unreadable folders and the like); the walk goes on past them.
-pub fn walk(
-    paths: &[PathBuf],
-    threads: usize,
-    visit: &(dyn Fn(PathBuf) + Sync),
-) -> Vec<DiscoverError> {
+/// What a walk found.
+#[derive(Debug, Default)]
+pub struct Found {
+    /// Skill files, sorted by path.
+    pub skills: Vec<PathBuf>,
+    /// Folders that hold a `skillpkg.toml`, as walked.
+    pub config_dirs: HashSet<PathBuf>,
+    /// Errors met on the way (unreadable folders and the like); the walk goes on past them.
+    pub errors: Vec<DiscoverError>,
+}
+
+/// Walks `paths` on `threads` threads and returns every skill file (sorted by path) and every
+/// folder holding a `skillpkg.toml`.
+pub fn walk(paths: &[PathBuf], threads: usize) -> Found {
     let Some((first, rest)) = paths.split_first() else {
-        return Vec::new();
+        return Found::default();
     };
     let mut builder = WalkBuilder::new(first);
     for path in rest {
@@ -89,32 +98,68 @@ pub fn walk(
                     .to_str()
                     .is_some_and(|name| SKIPPED_DIRS.contains(&name)))
         });
-    let errors = Mutex::new(Vec::new());
-    builder.build_parallel().run(|| {
-        let errors = &errors;
-        Box::new(move |entry| {
-            match entry {
-                Ok(entry) => {
-                    let is_dir = entry.file_type().is_none_or(|kind| kind.is_dir());
-                    if !is_dir && is_skill_file(entry.path()) {
-                        visit(entry.into_path());
-                    }
-                }
-                Err(error) => errors
-                    .lock()
-                    .unwrap_or_else(std::sync::PoisonError::into_inner)
-                    .push(DiscoverError::Walk(error)),
-            }
-            WalkState::Continue
+    let sink = Mutex::new(Found::default());
+    builder
+        .build_parallel()
+        .visit(&mut VisitorBuilder { sink: &sink });
+    let mut found = sink.into_inner().unwrap_or_else(PoisonError::into_inner);
+    found.skills = found.skills.into_iter().map(tidy).collect();
+    found.skills.sort();
+    found.config_dirs = found.config_dirs.into_iter().map(tidy).collect();
+    found
+}
+
+/// Makes one [`Visitor`] per walker thread.
+struct VisitorBuilder<'a> {
+    sink: &'a Mutex<Found>,
+}
+
+impl<'s> ParallelVisitorBuilder<'s> for VisitorBuilder<'s> {
+    fn build(&mut self) -> Box<dyn ParallelVisitor + 's> {
+        Box::new(Visitor {
+            sink: self.sink,
+            found: Found::default(),
         })
-    });
-    errors
-        .into_inner()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+/// One walker thread's findings, handed over once when the thread is done.
+struct Visitor<'a> {
+    sink: &'a Mutex<Found>,
+    found: Found,
+}
+
+impl ParallelVisitor for Visitor<'_> {
+    fn visit(&mut self, entry: Result<ignore::DirEntry, ignore::Error>) -> WalkState {
+        match entry {
+            Ok(entry) => {
+                if entry.file_type().is_none_or(|kind| kind.is_dir()) {
+                    return WalkState::Continue;
+                }
+                if is_skill_file(entry.path()) {
+                    self.found.skills.push(entry.into_path());
+                } else if entry.file_name() == CONFIG_FILE {
+                    let dir = entry.path().parent().unwrap_or(Path::new("."));
+                    self.found.config_dirs.insert(dir.to_path_buf());
+                }
+            }
+            Err(error) => self.found.errors.push(DiscoverError::Walk(error)),
+        }
+        WalkState::Continue
+    }
+}
+
+impl Drop for Visitor<'_> {
+    fn drop(&mut self) {
+        let mut sink = self.sink.lock().unwrap_or_else(PoisonError::into_inner);
+        sink.skills.append(&mut self.found.skills);
+        sink.config_dirs.extend(self.found.config_dirs.drain());
+        sink.errors.append(&mut self.found.errors);
+    }
 }
 
 /// Removes a leading `./` so that paths print the way people type them.
-pub fn tidy(path: PathBuf) -> PathBuf {
+fn tidy(path: PathBuf) -> PathBuf {
     match path.strip_prefix(".") {
         Ok(rest) if !rest.as_os_str().is_empty() => rest.to_path_buf(),
         _ => path,
@@ -126,14 +171,10 @@ mod tests {
     use super::*;
 
     fn found(root: &Path) -> Vec<String> {
-        let out = Mutex::new(Vec::new());
-        let errors = walk(&[root.to_path_buf()], 2, &|path| {
-            out.lock().unwrap().push(path);
-        });
-        assert!(errors.is_empty(), "{errors:?}");
-        let mut out: Vec<String> = out
-            .into_inner()
-            .unwrap()
+        let found = walk(&[root.to_path_buf()], 2);
+        assert!(found.errors.is_empty(), "{:?}", found.errors);
+        let mut out: Vec<String> = found
+            .skills
             .into_iter()
             .map(|p| p.strip_prefix(root).unwrap().to_string_lossy().into_owned())
             .collect();

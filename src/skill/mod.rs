@@ -125,7 +125,7 @@ impl Skill {
             .file_name()
             .and_then(FileName::classify)
             .unwrap_or(FileName::Exact);
-        let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
+        let dir = parent_dir(&path).to_path_buf();
         let content = match SourceText::decode(bytes) {
             Ok(source) => {
                 let reading = Box::new(Reading::new(&source, Reader::SKILLPKG));
@@ -144,8 +144,8 @@ impl Skill {
 
     /// Reads the skill file at `path` from disk.
     pub fn load(path: &Path) -> std::io::Result<Self> {
-        let bytes = fs_err::read(path)?;
-        let dir_name = folder_name(path.parent().unwrap_or(Path::new(".")));
+        let bytes = read_file(path)?;
+        let dir_name = folder_name(parent_dir(path));
         Ok(Self::from_bytes(path.to_path_buf(), dir_name, bytes))
     }
 
@@ -205,15 +205,61 @@ impl Skill {
         Some(Cow::Owned(Reading::new(source, reader)))
     }
 
-    /// The Markdown body as `reading` sees it.
+    /// The Markdown body as `reading` sees it (empty once the text was released).
     pub fn body<'a>(&'a self, reading: &Reading) -> &'a str {
         let Ok(source) = self.source() else {
             return "";
         };
+        let text = source.text();
         match &reading.split {
-            Split::Found(region) => &source.text()[region.body..],
-            Split::Missing | Split::Unclosed { .. } => source.text(),
+            Split::Found(region) => text.get(region.body..).unwrap_or_default(),
+            Split::Missing | Split::Unclosed { .. } => text,
         }
+    }
+
+    /// Drops the text after the frontmatter and after the line holding `keep`, once a command
+    /// no longer needs the body: spans before that point keep working for reports.
+    pub fn release_body(&mut self, keep: usize) {
+        if let Content::Text { source, reading } = &mut self.content {
+            let frontmatter_end = match &reading.split {
+                Split::Found(region) => region.close.end,
+                Split::Missing | Split::Unclosed { .. } => 0,
+            };
+            source.truncate_after_line_of(keep.max(frontmatter_end));
+        }
+    }
+}
+
+/// Reads a whole file with as few system calls as possible (open, read to the end, close: no
+/// `stat` for a size hint, no `lseek`), through a buffer reused by each thread.
+pub fn read_file(path: &Path) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    thread_local! {
+        static SCRATCH: std::cell::RefCell<Vec<u8>> = std::cell::RefCell::new(vec![0; 64 * 1024]);
+    }
+    let mut file = fs_err::File::open(path)?;
+    SCRATCH.with_borrow_mut(|buffer| {
+        let mut len = 0;
+        loop {
+            if len == buffer.len() {
+                buffer.resize(buffer.len() * 2, 0);
+            }
+            match file.read(&mut buffer[len..]) {
+                Ok(0) => break,
+                Ok(read) => len += read,
+                Err(error) if error.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(error) => return Err(error),
+            }
+        }
+        Ok(buffer[..len].to_vec())
+    })
+}
+
+/// The folder holding `path`; `.` for a bare file name.
+fn parent_dir(path: &Path) -> &Path {
+    match path.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent,
+        _ => Path::new("."),
     }
 }
 
@@ -279,6 +325,13 @@ mod tests {
         let reading = skill.reading_as(claude).unwrap();
         assert!(matches!(reading.yaml, Some(Err(_))));
         assert!(skill.reading().unwrap().doc.is_some());
+    }
+
+    #[test]
+    fn a_bare_file_name_lives_in_the_current_folder() {
+        let skill = Skill::from_bytes(PathBuf::from("SKILL.md"), "x".into(), Vec::new());
+        assert_eq!(skill.dir, PathBuf::from("."));
+        assert_eq!(parent_dir(Path::new("SKILL.md")), Path::new("."));
     }
 
     #[test]

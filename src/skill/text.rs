@@ -111,6 +111,21 @@ impl SourceText {
         self.bom
     }
 
+    /// Drops everything after the line that contains `offset`. Offsets before it keep their
+    /// meaning; used to stop holding the bodies of thousands of checked skills.
+    pub fn truncate_after_line_of(&mut self, offset: usize) {
+        if offset >= self.text.len() {
+            return;
+        }
+        let end = self.text[offset..]
+            .find('\n')
+            .map_or(self.text.len(), |i| offset + i + 1);
+        self.text.truncate(end);
+        self.text.shrink_to_fit();
+        self.crlf.retain(|&at| at < end);
+        self.line_starts = OnceLock::new();
+    }
+
     fn line_starts(&self) -> &[usize] {
         self.line_starts.get_or_init(|| {
             std::iter::once(0)
@@ -235,6 +250,17 @@ mod tests {
         );
         assert!(error.lossy.text().contains('\u{fffd}'));
         assert!(!error.utf16);
+    }
+
+    #[test]
+    fn truncation_keeps_earlier_positions() {
+        let mut source = decode(b"a\r\nbb\r\nccc\r\n");
+        let before = source.position(4);
+        source.truncate_after_line_of(3);
+        assert_eq!(source.text(), "a\nbb\n");
+        assert_eq!(source.position(4), before);
+        assert_eq!(source.original_offset(2), 3);
+        assert_eq!(source.original_offset(4), 6);
     }
 
     #[test]

@@ -1,1 +1,27 @@
-//! Integration tests: real runs of the `skillpkg` binary.
+//! Integration tests: real runs of the `skillpkg` binary, plus library-level properties.
+//!
+//! One test binary (faster to link), one module per area.
+
+mod common;
+mod fixtures;
+mod property;
+mod skills_ref;
+mod validate;
+
+/// Every `.rs` file next to this one is a module above, so no test is silently left out.
+#[test]
+fn no_forgotten_test_files() {
+    let here = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/it");
+    let source = fs_err::read_to_string(here.join("main.rs")).unwrap();
+    for entry in fs_err::read_dir(&here).unwrap() {
+        let name = entry.unwrap().file_name().to_string_lossy().into_owned();
+        if let Some(module) = name.strip_suffix(".rs")
+            && module != "main"
+        {
+            assert!(
+                source.contains(&format!("mod {module};")),
+                "tests/it/{name} is not a module"
+            );
+        }
+    }
+}

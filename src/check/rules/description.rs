@@ -2,8 +2,9 @@
 
 use std::ops::Range;
 
+use super::keys::suggest;
 use super::name::python_strip;
-use super::{Context, describe_fallback, yaml_quote};
+use super::{Context, yaml_quote};
 use crate::check::diagnostic::Diagnostic;
 use crate::check::rule::{
     DESCRIPTION_ANGLE_BRACKETS, DESCRIPTION_EMPTY, DESCRIPTION_MISSING, DESCRIPTION_NOT_STRING,
@@ -27,13 +28,30 @@ pub(super) fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
 }
 
 fn missing(cx: &Context<'_>) -> Diagnostic {
-    Diagnostic::error(
-        &DESCRIPTION_MISSING,
-        "the required key `description` is missing",
+    near_miss(
+        cx,
+        Diagnostic::error(
+            &DESCRIPTION_MISSING,
+            "the required key `description` is missing",
+        )
+        .at(cx.open.clone())
+        .label("frontmatter starts here"),
     )
-    .at(cx.open.clone())
-    .label("frontmatter starts here")
-    .help(ADD_ONE)
+}
+
+/// Points at a key that looks like a misspelt `description`, or says how to add one.
+fn near_miss(cx: &Context<'_>, diagnostic: Diagnostic) -> Diagnostic {
+    match cx
+        .doc
+        .entries
+        .iter()
+        .find(|(key, _)| suggest(&key.value) == Some("description"))
+    {
+        Some((key, _)) => diagnostic
+            .related(key.span.clone(), "did you mean `description`?")
+            .help(format!("rename `{}` to `description`", key.value)),
+        None => diagnostic.help(ADD_ONE),
+    }
 }
 
 fn empty(span: Range<usize>) -> Diagnostic {
@@ -150,15 +168,15 @@ fn check_skills_ref(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
 
 /// Claude Code loads a skill without a usable description, showing its first body line.
 fn check_claude_code(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
-    let fallback = || describe_fallback(cx.fallback_description().as_deref());
+    let fallback = || cx.fallback_note();
     let Some(field) = &cx.doc.description else {
-        out.push(
+        out.push(near_miss(
+            cx,
             Diagnostic::warning(&DESCRIPTION_MISSING, "the skill has no `description`")
                 .at(cx.open.clone())
                 .label("frontmatter starts here")
-                .note(fallback())
-                .help(ADD_ONE),
-        );
+                .note(fallback()),
+        ));
         return;
     };
     let span = field.span.clone();

@@ -3,7 +3,7 @@
 use std::borrow::Cow;
 use std::ops::Range;
 
-use super::{describe_fallback, yaml_quote};
+use super::{fallback_tail, yaml_quote};
 use crate::check::diagnostic::Diagnostic;
 use crate::check::rule::{
     DUPLICATE_KEY, EMPTY_FRONTMATTER, FRONTMATTER_CUT, FRONTMATTER_NOT_MAPPING,
@@ -157,7 +157,7 @@ pub(super) fn check<'a>(
         }
         Split::Found(region) => region,
     };
-    let fallback = || describe_fallback(claude_code_fallback(skill, reading).as_deref());
+    let fallback = || fallback_tail(claude_code_fallback(skill, reading).as_deref());
     let yaml: Cow<'a, Yaml> = match reading.yaml.as_ref()? {
         Ok(yaml) => Cow::Borrowed(yaml),
         Err(error) => {
@@ -171,7 +171,7 @@ pub(super) fn check<'a>(
                     Cow::Owned(retried)
                 } else {
                     out.push(yaml_error(source, region, error, Severity::Error).note(format!(
-                        "Claude Code cannot parse it even after quoting values, so it ignores the whole frontmatter; {}",
+                        "Claude Code cannot parse it even after quoting values, so it ignores the whole frontmatter and {}",
                         fallback()
                     )));
                     return None;
@@ -191,7 +191,7 @@ pub(super) fn check<'a>(
                     skill.dir_name
                 ),
             )
-            .note(fallback())
+            .note(format!("Claude Code {}", fallback()))
         } else {
             Diagnostic::error(&EMPTY_FRONTMATTER, "the frontmatter is empty")
         };
@@ -222,7 +222,7 @@ pub(super) fn check<'a>(
         .label("expected `key: value` lines")
         .help("write each setting as `key: value` on its own line, starting with `name:` and `description:`");
         if target.is_claude_code() {
-            diagnostic = diagnostic.note(format!("Claude Code ignores it; {}", fallback()));
+            diagnostic = diagnostic.note(format!("Claude Code ignores it and {}", fallback()));
         }
         out.push(diagnostic);
         return None;
@@ -237,7 +237,23 @@ fn claude_code_fallback(skill: &Skill, reading: &Reading) -> Option<String> {
 fn missing(skill: &Skill, source: &SourceText, target: Target, reading: &Reading) -> Diagnostic {
     let text = source.text();
     let first_line = source.line_range(1);
-    let diagnostic = if target.is_claude_code() {
+    let leading_blank = text.starts_with(['\n', ' ', '\t']);
+    let dashes_later = text
+        .lines()
+        .skip(1)
+        .take(5)
+        .any(|line| line.trim_end() == "---");
+    let fallback = fallback_tail(claude_code_fallback(skill, reading).as_deref());
+    let diagnostic = if target.is_claude_code() && leading_blank && dashes_later {
+        // The author wrote frontmatter, but not at the very start: Claude Code ignores it.
+        Diagnostic::error(
+            &MISSING_FRONTMATTER,
+            "Claude Code sees no frontmatter: the opening `---` is not on the first line",
+        )
+        .note(format!(
+            "Claude Code ignores `name` and `description` and {fallback}"
+        ))
+    } else if target.is_claude_code() {
         Diagnostic::warning(
             &MISSING_FRONTMATTER,
             format!(
@@ -245,9 +261,7 @@ fn missing(skill: &Skill, source: &SourceText, target: Target, reading: &Reading
                 skill.dir_name
             ),
         )
-        .note(describe_fallback(
-            claude_code_fallback(skill, reading).as_deref(),
-        ))
+        .note(format!("Claude Code {fallback}"))
     } else {
         Diagnostic::error(
             &MISSING_FRONTMATTER,
@@ -257,12 +271,6 @@ fn missing(skill: &Skill, source: &SourceText, target: Target, reading: &Reading
     let diagnostic = diagnostic
         .at(first_line.start..first_line.end.max(first_line.start))
         .label("expected `---` here");
-    let leading_blank = text.starts_with(['\n', ' ', '\t']);
-    let dashes_later = text
-        .lines()
-        .skip(1)
-        .take(5)
-        .any(|line| line.trim_end() == "---");
     if leading_blank && dashes_later {
         diagnostic
             .help("remove what comes before the opening `---`: it must be the very first line")
@@ -322,6 +330,13 @@ fn yaml_error(
             let diagnostic = Diagnostic::new(&YAML_SYNTAX, severity, format!("invalid YAML: {message}"))
                 .at(at..end)
                 .label(message.clone());
+            if let Some(bracket) = unclosed_bracket(text, region.yaml.start, at) {
+                let opened = &text[bracket..=bracket];
+                return diagnostic
+                    .related(bracket..bracket + 1, format!("this `{opened}` is never closed"))
+                    .note(format!("a value that starts with `{opened}` is a YAML list or mapping"))
+                    .help("close it, or quote the value if it is text");
+            }
             match unquoted_colon_fix(text, at) {
                 Some(fix) => diagnostic
                     .note("a `: ` inside an unquoted value starts a new key")
@@ -346,6 +361,41 @@ fn indentation_tab(text: &str, yaml_start: usize, error_at: usize) -> Option<usi
         line_start += line.len() + 1;
     }
     None
+}
+
+/// A flow bracket (`[` or `{`) opened on an earlier line than `error_at` and still open there.
+/// Brackets count where YAML opens a flow collection: at the start of a value, or inside one.
+fn unclosed_bracket(text: &str, yaml_start: usize, error_at: usize) -> Option<usize> {
+    let error_line_start = text[..error_at.min(text.len())]
+        .rfind('\n')
+        .map_or(0, |i| i + 1);
+    let mut open: Vec<usize> = Vec::new();
+    let mut quote: Option<char> = None;
+    let mut value_start = true;
+    for (offset, c) in text[yaml_start..error_at.min(text.len())].char_indices() {
+        let at = yaml_start + offset;
+        if let Some(q) = quote {
+            if c == q {
+                quote = None;
+            }
+            continue;
+        }
+        match c {
+            '[' | '{' if value_start || !open.is_empty() => {
+                open.push(at);
+                value_start = true;
+            }
+            ']' | '}' if !open.is_empty() => {
+                open.pop();
+            }
+            '"' | '\'' if value_start && !open.is_empty() => quote = Some(c),
+            ',' if !open.is_empty() => value_start = true,
+            '\n' | ':' | '-' => value_start = true,
+            ' ' | '\t' => {}
+            _ => value_start = false,
+        }
+    }
+    open.last().copied().filter(|&at| at < error_line_start)
 }
 
 /// For a syntax error at a `:` inside a plain value, the line with the value quoted.
@@ -540,6 +590,15 @@ mod tests {
             unquoted_colon_fix(text, at).unwrap(),
             r#"description: "Use when: the \"user\" asks""#
         );
+    }
+
+    #[test]
+    fn finds_the_unclosed_bracket_before_an_error() {
+        let text = "name: [bad\ndescription: x\n";
+        let error_at = text.find("n: x").unwrap() + 1;
+        assert_eq!(unclosed_bracket(text, 0, error_at), Some(6));
+        assert_eq!(unclosed_bracket("name: a [b\nc: d\n", 0, 14), None);
+        assert_eq!(unclosed_bracket("a: [x, \"]\"\nb: c\n", 0, 15), Some(3));
     }
 
     #[test]

@@ -45,9 +45,12 @@ impl Context<'_> {
         &self.source.text()[span.clone()]
     }
 
-    /// What Claude Code shows as the description when the frontmatter gives none.
-    pub fn fallback_description(&self) -> Option<String> {
-        claude_code_fallback(self.skill.body(self.reading))
+    /// "Claude Code falls back to the first body line: "…"".
+    pub fn fallback_note(&self) -> String {
+        format!(
+            "Claude Code {}",
+            fallback_tail(claude_code_fallback(self.skill.body(self.reading)).as_deref())
+        )
     }
 }
 
@@ -108,11 +111,12 @@ pub fn claude_code_fallback(body: &str) -> Option<String> {
     }
 }
 
-/// `description` text for a message about Claude Code's fallback.
-fn describe_fallback(fallback: Option<&str>) -> String {
+/// What Claude Code shows instead of a description, as the end of a sentence whose subject is
+/// Claude Code: "falls back to the first body line: "…"".
+fn fallback_tail(fallback: Option<&str>) -> String {
     match fallback {
-        Some(text) => format!("Claude Code falls back to the first body line: \"{text}\""),
-        None => "Claude Code has no body line to fall back to and shows no description".into(),
+        Some(text) => format!("falls back to the first body line: \"{text}\""),
+        None => "has no body line to fall back to and shows no description".into(),
     }
 }
 

@@ -35,13 +35,23 @@ pub(super) fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
 }
 
 fn missing(cx: &Context<'_>) -> Diagnostic {
-    Diagnostic::error(&NAME_MISSING, "the required key `name` is missing")
+    let diagnostic = Diagnostic::error(&NAME_MISSING, "the required key `name` is missing")
         .at(cx.open.clone())
-        .label("frontmatter starts here")
-        .help(format!(
+        .label("frontmatter starts here");
+    match cx
+        .doc
+        .entries
+        .iter()
+        .find(|(key, _)| super::keys::suggest(&key.value) == Some("name"))
+    {
+        Some((key, _)) => diagnostic
+            .related(key.span.clone(), "did you mean `name`?")
+            .help(format!("rename `{}` to `name`", key.value)),
+        None => diagnostic.help(format!(
             "add `name: {}` (the folder name)",
             cx.skill.dir_name
-        ))
+        )),
+    }
 }
 
 fn check_spec(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
@@ -234,6 +244,10 @@ fn check_skills_ref(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
 fn check_claude_code(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     let Some(field) = &cx.doc.name else { return };
     let Ok(name) = &field.value else { return };
+    if name.trim().is_empty() {
+        // An empty display label changes nothing: the folder name is used either way.
+        return;
+    }
     let folder = &cx.skill.dir_name;
     if name.nfkc().collect::<String>() != folder.nfkc().collect::<String>() {
         out.push(
@@ -243,7 +257,11 @@ fn check_claude_code(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
             )
             .at(field.span.clone())
             .note("Claude Code uses the folder name as the skill's name; `name` is only a display label")
-            .help(format!("rename the folder to `{name}`, or set `name: {folder}`")),
+            .help(if check_name_text(name, None, Target::AgentSkills, 0..0).is_empty() {
+                format!("rename the folder to `{name}`, or set `name: {folder}`")
+            } else {
+                format!("set `name: {folder}`")
+            }),
         );
     }
 }

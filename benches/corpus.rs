@@ -1,0 +1,292 @@
+//! A deterministic generator of synthetic skill trees for benchmarks.
+//!
+//! Modelled on the corpus in `research/peers.md` §4, so figures compare with the peers measured
+//! there: each skill is `OUT/<name>/SKILL.md` plus 1–3 linked `references/*.md`, 1–2 executable
+//! `scripts/*`, and for 30 % of skills `assets/template.md`. 30 % of skills carry exactly one
+//! defect, spread evenly over seven kinds.
+
+use std::fmt::Write as _;
+use std::io;
+use std::path::Path;
+
+/// Bumped whenever the generator's output changes, so cached corpora are rebuilt.
+pub const VERSION: u32 = 2;
+
+/// The defects a generated skill can carry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    Valid,
+    BadName,
+    LongDescription,
+    UnknownField,
+    MissingDescription,
+    BrokenYaml,
+    UnquotedColon,
+    LongBody,
+}
+
+impl Kind {
+    const DEFECTS: [Kind; 7] = [
+        Kind::BadName,
+        Kind::LongDescription,
+        Kind::UnknownField,
+        Kind::MissingDescription,
+        Kind::BrokenYaml,
+        Kind::UnquotedColon,
+        Kind::LongBody,
+    ];
+
+    pub fn label(self) -> &'static str {
+        match self {
+            Kind::Valid => "valid",
+            Kind::BadName => "bad-name",
+            Kind::LongDescription => "long-description",
+            Kind::UnknownField => "unknown-field",
+            Kind::MissingDescription => "missing-description",
+            Kind::BrokenYaml => "broken-yaml",
+            Kind::UnquotedColon => "unquoted-colon",
+            Kind::LongBody => "long-body",
+        }
+    }
+}
+
+/// xorshift64*: small, fast and the same on every machine.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        let n = u64::try_from(n).unwrap_or(u64::MAX);
+        usize::try_from(self.next() % n).unwrap_or_default()
+    }
+
+    fn range(&mut self, low: usize, high: usize) -> usize {
+        low + self.below(high - low + 1)
+    }
+
+    fn chance(&mut self, percent: usize) -> bool {
+        self.below(100) < percent
+    }
+
+    fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
+        items[self.below(items.len())]
+    }
+}
+
+const VERBS: &[&str] = &[
+    "analyse",
+    "format",
+    "convert",
+    "review",
+    "summarise",
+    "extract",
+    "validate",
+    "render",
+    "migrate",
+    "audit",
+];
+const NOUNS: &[&str] = &[
+    "invoices",
+    "logs",
+    "charts",
+    "contracts",
+    "schemas",
+    "tickets",
+    "releases",
+    "datasets",
+    "diagrams",
+    "reports",
+];
+const WORDS: &[&str] = &[
+    "the", "file", "data", "user", "report", "table", "each", "value", "check", "output", "step",
+    "run", "script", "result", "field", "with", "from", "into", "when", "then",
+];
+
+fn sentence(rng: &mut Rng, words: usize) -> String {
+    let mut out = String::new();
+    for i in 0..words {
+        if i > 0 {
+            out.push(' ');
+        }
+        out.push_str(rng.pick(WORDS));
+    }
+    out
+}
+
+/// Writes `count` skills under `out` and returns the kind of each, in folder order.
+pub fn generate(out: &Path, count: usize, seed: u64) -> io::Result<Vec<(String, Kind)>> {
+    let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
+    let mut manifest = Vec::with_capacity(count);
+    let defects = count * 3 / 10;
+    for index in 0..count {
+        // Spread defects evenly: every third-and-a-bit skill, cycling through the kinds.
+        let defect_index = index * defects / count;
+        let kind = if defect_index == (index + 1) * defects / count {
+            Kind::Valid
+        } else {
+            Kind::DEFECTS[defect_index % Kind::DEFECTS.len()]
+        };
+        let verb = rng.pick(VERBS);
+        let noun = rng.pick(NOUNS);
+        let mut name = format!("{verb}-{noun}-{index:05}");
+        if kind == Kind::BadName {
+            name = match rng.below(4) {
+                0 => format!("{}_{}_{index:05}", capitalise(verb), capitalise(noun)),
+                1 => format!("{verb}--{noun}-{index:05}"),
+                2 => format!("{verb}-{noun}-{index:05}-"),
+                _ => format!("{verb}-{noun}-{}-{index:05}", "extra".repeat(12)),
+            };
+        }
+        let dir = out.join(&name);
+        write_skill(&dir, &name, verb, noun, kind, &mut rng)?;
+        manifest.push((name, kind));
+    }
+    Ok(manifest)
+}
+
+fn capitalise(word: &str) -> String {
+    let mut chars = word.chars();
+    chars.next().map_or_else(String::new, |first| {
+        first.to_uppercase().chain(chars).collect()
+    })
+}
+
+fn write_skill(
+    dir: &Path,
+    name: &str,
+    verb: &str,
+    noun: &str,
+    kind: Kind,
+    rng: &mut Rng,
+) -> io::Result<()> {
+    fs_err::create_dir_all(dir.join("references"))?;
+    fs_err::create_dir_all(dir.join("scripts"))?;
+    let references = rng.range(1, 3);
+    let scripts = rng.range(1, 2);
+    let front = frontmatter(name, verb, noun, kind, rng);
+    let body = body(name, kind, references, scripts, rng);
+    fs_err::write(dir.join("SKILL.md"), format!("{front}\n{body}"))?;
+    resources(dir, references, scripts, rng)
+}
+
+fn frontmatter(name: &str, verb: &str, noun: &str, kind: Kind, rng: &mut Rng) -> String {
+    let words = rng.range(3, 40);
+    let mut description = format!(
+        "{} {noun} and report what needs attention. Use when the user asks to {verb} {noun}, mentions {noun} files, or wants a summary of {}.",
+        capitalise(verb),
+        sentence(rng, words)
+    );
+    if kind == Kind::LongDescription {
+        let target = rng.range(1_100, 1_600);
+        while description.len() < target {
+            description.push(' ');
+            description.push_str(&sentence(rng, 10));
+        }
+        description.truncate(target);
+    }
+    let mut front = format!("---\nname: {name}\n");
+    match kind {
+        Kind::MissingDescription => {}
+        Kind::UnquotedColon => {
+            let _ = writeln!(
+                front,
+                "description: Use when: the user asks to {verb} {noun}"
+            );
+        }
+        _ => {
+            let _ = writeln!(front, "description: {description}");
+        }
+    }
+    if rng.chance(30) {
+        front.push_str("license: Apache-2.0\n");
+    }
+    if rng.chance(30) {
+        front.push_str("metadata:\n  author: example-org\n  version: \"1.2\"\n");
+    }
+    if rng.chance(20) {
+        front.push_str("compatibility: Requires Python 3.11+ and network access\n");
+    }
+    match kind {
+        Kind::UnknownField => {
+            let field = rng.pick(&[
+                "author: someone",
+                "version: 1.0.0",
+                "tags: [a, b]",
+                "triggers: always",
+                "model-hint: fast",
+            ]);
+            let _ = writeln!(front, "{field}");
+        }
+        Kind::BrokenYaml => {
+            let broken = rng.pick(&[
+                "allowed-tools: [Read, Write",
+                "metadata:\n  author: x\n bad: indent",
+                "metadata:\n\tauthor: x",
+            ]);
+            let _ = writeln!(front, "{broken}");
+        }
+        _ => {}
+    }
+    front.push_str("---\n");
+    front
+}
+
+fn body(name: &str, kind: Kind, references: usize, scripts: usize, rng: &mut Rng) -> String {
+    let lines = if kind == Kind::LongBody {
+        rng.range(520, 900)
+    } else {
+        rng.range(30, 150)
+    };
+    let mut body = format!("# {}\n\n## Steps\n\n", capitalise(&name.replace('-', " ")));
+    for r in 0..references {
+        let _ = writeln!(
+            body,
+            "- Read [reference {r}](references/ref-{r}.md) when the task needs detail {r}."
+        );
+    }
+    for s in 0..scripts {
+        let _ = writeln!(
+            body,
+            "- Run `scripts/run-{s}.py --help` to see the options."
+        );
+    }
+    body.push('\n');
+    for line in 0..lines {
+        let words = rng.range(5, 14);
+        let _ = writeln!(body, "{}. {}.", line + 1, sentence(rng, words));
+    }
+    body
+}
+
+fn resources(dir: &Path, references: usize, scripts: usize, rng: &mut Rng) -> io::Result<()> {
+    for r in 0..references {
+        let mut text = format!("# Reference {r}\n\n");
+        for _ in 0..rng.range(20, 80) {
+            let _ = writeln!(text, "{}.", sentence(rng, 12));
+        }
+        fs_err::write(dir.join(format!("references/ref-{r}.md")), text)?;
+    }
+    for s in 0..scripts {
+        let path = dir.join(format!("scripts/run-{s}.py"));
+        fs_err::write(
+            &path,
+            "#!/usr/bin/env python3\n\"\"\"Does one step.\"\"\"\nimport sys\nprint(sys.argv)\n",
+        )?;
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            fs_err::set_permissions(&path, std::fs::Permissions::from_mode(0o755))?;
+        }
+    }
+    if rng.chance(30) {
+        fs_err::create_dir_all(dir.join("assets"))?;
+        fs_err::write(dir.join("assets/template.md"), "# Template\n\n{{title}}\n")?;
+    }
+    Ok(())
+}

@@ -1,0 +1,108 @@
+//! The test harness: a temporary project, exact bytes on disk, and real runs of the binary.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// A temporary folder to write skills into and run `skillpkg` from.
+pub struct TestContext {
+    dir: tempfile::TempDir,
+}
+
+impl TestContext {
+    pub fn new() -> Self {
+        Self {
+            dir: tempfile::Builder::new()
+                .prefix("skillpkg-test-")
+                .tempdir()
+                .expect("create a temporary folder"),
+        }
+    }
+
+    pub fn root(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// Writes `bytes` to `path` (relative to the root), creating folders.
+    pub fn write(&self, path: &str, bytes: impl AsRef<[u8]>) -> PathBuf {
+        let full = self.root().join(path);
+        fs_err::create_dir_all(full.parent().expect("a parent folder")).expect("create folders");
+        fs_err::write(&full, bytes).expect("write the file");
+        full
+    }
+
+    /// Writes `dir/SKILL.md`.
+    pub fn skill(&self, dir: &str, text: &str) -> PathBuf {
+        self.write(&format!("{dir}/SKILL.md"), text)
+    }
+
+    /// `skillpkg ARGS` run from the root, with a stable environment.
+    pub fn command(&self, args: &[&str]) -> Command {
+        let mut command = Command::new(insta_cmd::get_cargo_bin("skillpkg"));
+        command
+            .args(args)
+            .current_dir(self.root())
+            .env_remove("NO_COLOR")
+            .env_remove("CLICOLOR")
+            .env_remove("CLICOLOR_FORCE")
+            .env_remove("CI")
+            .env("COLUMNS", "100");
+        command
+    }
+
+    /// `skillpkg validate ARGS`.
+    pub fn validate(&self, args: &[&str]) -> Command {
+        let mut all = vec!["validate"];
+        all.extend_from_slice(args);
+        self.command(&all)
+    }
+
+    /// insta settings that store snapshots in `snapshots/` and hide this run's temp path.
+    pub fn settings(&self) -> insta::Settings {
+        let mut settings = insta::Settings::clone_current();
+        settings.set_snapshot_path(Path::new(env!("CARGO_MANIFEST_DIR")).join("snapshots"));
+        settings.set_prepend_module_to_snapshot(false);
+        let root = self.root().to_string_lossy().into_owned();
+        let canonical = fs_err::canonicalize(self.root())
+            .map_or_else(|_| root.clone(), |path| path.to_string_lossy().into_owned());
+        for path in [canonical, root] {
+            settings.add_filter(&regex_escape(&path), "[TEMP]");
+        }
+        settings.add_filter(
+            &regex_escape(concat!("\"", env!("CARGO_PKG_VERSION"), "\"")),
+            "\"[VERSION]\"",
+        );
+        settings
+    }
+}
+
+/// Runs a command and returns (exit code, stdout, stderr).
+pub fn run(mut command: Command) -> (i32, String, String) {
+    let output = command.output().expect("run skillpkg");
+    (
+        output.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+/// Escapes regex metacharacters in a literal.
+fn regex_escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if "\\.+*?()|[]{}^$#&-~".contains(c) {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// Asserts a snapshot of a real run, under the given name, with the context's filters.
+#[macro_export]
+macro_rules! snapshot {
+    ($context:expr, $name:expr, $command:expr) => {
+        $context
+            .settings()
+            .bind(|| insta_cmd::assert_cmd_snapshot!($name, $command));
+    };
+}
