@@ -3,6 +3,7 @@
 //! One test binary (faster to link), one module per area.
 
 mod common;
+mod docs;
 mod fixtures;
 mod property;
 mod skills_ref;
