@@ -14,6 +14,7 @@ pub fn fixture_set() -> Vec<(String, Vec<u8>)> {
         ("invalid-utf8/SKILL.md".into(), b"---\nname: invalid-utf8\ndescription: Caf\xe9 menus\n---\nBody\n".to_vec()),
         ("bom-skill/SKILL.md".into(), b"\xef\xbb\xbf---\nname: bom-skill\ndescription: Has a byte-order mark.\n---\nBody\n".to_vec()),
         ("crlf-skill/SKILL.md".into(), b"---\r\nname: crlf-skill\r\ndescription: Windows line endings.\r\nauthor: someone\r\n---\r\nBody\r\n".to_vec()),
+        ("cr-only/SKILL.md".into(), b"---\rname: cr-only\rdescription: Old Mac line endings.\rauthor: someone\r---\rBody\r".to_vec()),
         ("lowercase-file/skill.md".into(), b"---\nname: lowercase-file\ndescription: The file is skill.md.\n---\nBody\n".to_vec()),
         ("mixed-case-file/Skill.md".into(), b"---\nname: mixed-case-file\ndescription: The file is Skill.md.\n---\nBody\n".to_vec()),
         skill("no-frontmatter", "# No frontmatter\n\nJust instructions.\n"),
