@@ -6,6 +6,7 @@ use std::process::ExitCode;
 
 use clap::Parser;
 use skillpkg::commands::{self, Cli, ExitStatus, UserError};
+use skillpkg::output;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
@@ -29,13 +30,11 @@ fn is_broken_pipe(error: &anyhow::Error) -> bool {
 }
 
 fn report(error: &anyhow::Error) {
+    let hints: Vec<&str> = error
+        .downcast_ref::<UserError>()
+        .map(|user| user.hints.iter().map(String::as_str).collect())
+        .unwrap_or_default();
     let mut err = anstream::stderr().lock();
-    let red = anstyle::AnsiColor::Red.on_default().bold();
-    let cyan = anstyle::AnsiColor::Cyan.on_default().bold();
-    let _ = writeln!(err, "{red}error{red:#}: {error:#}");
-    if let Some(user) = error.downcast_ref::<UserError>() {
-        for hint in &user.hints {
-            let _ = writeln!(err, "  {cyan}hint{cyan:#}: {hint}");
-        }
-    }
+    let _ = output::print_error(&mut err, &format!("{error:#}"), &hints);
+    let _ = err.flush();
 }

@@ -9,7 +9,7 @@ use super::{ExitStatus, UserError};
 use crate::check::config::{ConfigError, ConfigFinder};
 use crate::check::target::{DEFAULT_TARGETS, Target};
 use crate::check::{Checked, check_set, check_skill};
-use crate::output::{self, Format, Printer, Report};
+use crate::output::{self, Format, Printer, Report, print_error};
 use crate::parallel;
 use crate::skill::{Skill, discover};
 
@@ -56,7 +56,7 @@ pub fn run(args: ValidateArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
     if !problems.is_empty() {
         let mut err = printer.stderr();
         for problem in &problems {
-            print_error(&mut err, &problem.to_string(), problem.hint())?;
+            print_error(&mut err, &problem.to_string(), problem.hint().as_slice())?;
         }
         err.flush()?;
         return Ok(ExitStatus::Error);
@@ -101,7 +101,7 @@ pub fn run(args: ValidateArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
         let mut err = printer.stderr();
         for error in &config_errors {
             let hint = "fix skillpkg.toml, or pass --target to override it";
-            print_error(&mut err, &error.to_string(), Some(hint))?;
+            print_error(&mut err, &error.to_string(), &[hint])?;
         }
         err.flush()?;
         return Ok(ExitStatus::Error);
@@ -128,10 +128,10 @@ pub fn run(args: ValidateArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
     if !found.errors.is_empty() || !read_errors.is_empty() {
         let mut err = printer.stderr();
         for error in &found.errors {
-            print_error(&mut err, &error.to_string(), None)?;
+            print_error(&mut err, &error.to_string(), &[])?;
         }
         for error in &read_errors {
-            print_error(&mut err, &format!("{error:#}"), None)?;
+            print_error(&mut err, &format!("{error:#}"), &[])?;
         }
         err.flush()?;
         return Ok(ExitStatus::Error);
@@ -183,15 +183,4 @@ fn check_file(path: &std::path::Path, targets: &[Target]) -> anyhow::Result<Chec
         .unwrap_or(0);
     checked.skill.release_body(keep);
     Ok(checked)
-}
-
-/// `error: message` and an optional `hint:` line, styled like every other error.
-fn print_error(out: &mut impl Write, message: &str, hint: Option<&str>) -> std::io::Result<()> {
-    let red = anstyle::AnsiColor::Red.on_default().bold();
-    writeln!(out, "{red}error{red:#}: {message}")?;
-    if let Some(hint) = hint {
-        let cyan = anstyle::AnsiColor::Cyan.on_default().bold();
-        writeln!(out, "  {cyan}hint{cyan:#}: {hint}")?;
-    }
-    Ok(())
 }

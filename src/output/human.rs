@@ -9,6 +9,7 @@ use super::{Report, Summary};
 use crate::check::Checked;
 use crate::check::diagnostic::Diagnostic;
 use crate::check::rule::Severity;
+use crate::check::target::Target;
 use crate::skill::text::SourceText;
 
 pub(super) fn print(report: &Report<'_>, out: &mut dyn Write) -> io::Result<()> {
@@ -27,7 +28,7 @@ pub(super) fn print(report: &Report<'_>, out: &mut dyn Write) -> io::Result<()> 
 fn render(
     item: &Checked,
     diagnostic: &Diagnostic,
-    all_targets: &[crate::check::target::Target],
+    all_targets: &[Target],
     renderer: &Renderer,
 ) -> String {
     let level = match diagnostic.severity {

@@ -164,6 +164,17 @@ pub fn repo_root(cwd: &Path) -> PathBuf {
         .to_path_buf()
 }
 
+/// `error: message`, then a `hint:` line per hint, styled the same everywhere.
+pub fn print_error(out: &mut dyn Write, message: &str, hints: &[&str]) -> io::Result<()> {
+    let red = anstyle::AnsiColor::Red.on_default().bold();
+    let cyan = anstyle::AnsiColor::Cyan.on_default().bold();
+    writeln!(out, "{red}error{red:#}: {message}")?;
+    for hint in hints {
+        writeln!(out, "  {cyan}hint{cyan:#}: {hint}")?;
+    }
+    Ok(())
+}
+
 /// Prints `report` in `format`. Output is buffered and flushed before returning, so a closed
 /// pipe shows up here as an error rather than being lost in a destructor.
 pub fn print(format: Format, report: &Report<'_>, printer: Printer) -> io::Result<()> {

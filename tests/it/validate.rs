@@ -430,6 +430,27 @@ fn each_bad_input_on_its_own() {
     }
 }
 
+#[cfg(unix)]
+#[test]
+fn an_unreadable_skill_file_is_an_io_error_naming_it() {
+    let context = TestContext::new();
+    context.skill("good", "---\nname: good\ndescription: d\n---\n");
+    fs_err::create_dir_all(context.root().join("dangling")).unwrap();
+    std::os::unix::fs::symlink("nowhere/SKILL.md", context.root().join("dangling/SKILL.md"))
+        .unwrap();
+    let (code, _, stderr) = run(context.validate(&[]));
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("Checked 1 skill "),
+        "the readable skill is still checked: {stderr}"
+    );
+    assert!(
+        stderr
+            .contains("error: cannot read the skill file: failed to open file `dangling/SKILL.md`"),
+        "{stderr}"
+    );
+}
+
 #[test]
 fn colour_follows_the_flag_and_no_color() {
     let context = fixture_context();
