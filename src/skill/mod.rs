@@ -86,11 +86,6 @@ impl Reading {
             Split::Missing | Split::Unclosed { .. } => None,
         }
     }
-
-    /// The parsed YAML, if the frontmatter was found and parsed.
-    pub fn yaml(&self) -> Option<&Yaml> {
-        self.yaml.as_ref().and_then(|yaml| yaml.as_ref().ok())
-    }
 }
 
 /// One `SKILL.md`, read once.

@@ -236,11 +236,6 @@ impl SkillDoc {
         }
         Some(doc)
     }
-
-    /// The value node of a top-level key, by name.
-    pub fn entry(&self, name: &str) -> Option<&(Spanned<String>, NodeId)> {
-        self.entries.iter().find(|(key, _)| key.value == name)
-    }
 }
 
 /// Reads the value of one key into a typed [`Field`].

@@ -165,16 +165,6 @@ impl SourceText {
         &self.text[start..end]
     }
 
-    /// Number of lines (a trailing newline does not start a new line).
-    pub fn line_count(&self) -> usize {
-        let starts = self.line_starts();
-        if self.text.ends_with('\n') {
-            starts.len() - 1
-        } else {
-            starts.len()
-        }
-    }
-
     /// The byte range of the 1-based line, without its line ending.
     pub fn line_range(&self, line: usize) -> Range<usize> {
         let starts = self.line_starts();
@@ -221,7 +211,6 @@ mod tests {
         assert_eq!(source.original_offset(0), 0);
         assert_eq!(source.position(6), Position { line: 4, column: 1 });
         assert_eq!(source.line(2), "b");
-        assert_eq!(source.line_count(), 4);
     }
 
     #[test]

@@ -32,13 +32,6 @@ pub enum Style {
     Folded,
 }
 
-impl Style {
-    /// Whether the style is `|` or `>`.
-    pub fn is_block(self) -> bool {
-        matches!(self, Self::Literal | Self::Folded)
-    }
-}
-
 /// A scalar node.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Scalar {
