@@ -124,9 +124,9 @@ pub struct Field<T> {
     pub node: NodeId,
     pub span: Range<usize>,
     pub value: Result<T, Mismatch>,
-    /// The value was a non-string scalar read as text ("a number", "a boolean", "an empty
-    /// value"); strict agents reject it unless quoted.
-    pub coerced: Option<&'static str>,
+    /// The value was a non-string scalar (a number, boolean or empty value) read as text, and
+    /// what it resolved to; strict agents reject it unless quoted.
+    pub coerced: Option<Resolved>,
 }
 
 /// One `metadata` entry.
@@ -134,7 +134,7 @@ pub struct Field<T> {
 pub struct MetadataEntry {
     pub key: Spanned<String>,
     /// The key was a number, boolean or empty value read as text.
-    pub key_coerced: Option<&'static str>,
+    pub key_coerced: Option<Resolved>,
     pub value: NodeId,
 }
 
@@ -246,7 +246,7 @@ struct FieldReader<'a> {
 }
 
 impl FieldReader<'_> {
-    fn field<T>(&self, value: Result<T, Mismatch>, coerced: Option<&'static str>) -> Field<T> {
+    fn field<T>(&self, value: Result<T, Mismatch>, coerced: Option<Resolved>) -> Field<T> {
         Field {
             key: self.key.clone(),
             node: self.node,
@@ -267,7 +267,7 @@ impl FieldReader<'_> {
         match self.yaml.scalar(self.node) {
             Some(scalar) => {
                 let resolved = scalar.resolve();
-                let coerced = (resolved != Resolved::Str).then(|| resolved.describe());
+                let coerced = (resolved != Resolved::Str).then_some(resolved);
                 self.field(Ok(scalar.value.clone()), coerced)
             }
             None => self.field(Err(self.mismatch()), None),
@@ -287,8 +287,7 @@ impl FieldReader<'_> {
                         );
                         let key_coerced = scalar
                             .map(super::yaml::Scalar::resolve)
-                            .filter(|resolved| *resolved != Resolved::Str)
-                            .map(Resolved::describe);
+                            .filter(|resolved| *resolved != Resolved::Str);
                         MetadataEntry {
                             key: Spanned {
                                 value: text,
@@ -462,7 +461,7 @@ mod tests {
         assert_eq!(&text[name.span], "pdf");
         let description = doc.description.unwrap();
         assert_eq!(description.value.unwrap(), "12");
-        assert_eq!(description.coerced, Some("a number"));
+        assert_eq!(description.coerced, Some(Resolved::Int));
         assert_eq!(doc.user_invocable.unwrap().value, Ok(false));
         let Ok(ToolList::List(tools)) = doc.allowed_tools.unwrap().value else {
             panic!()

@@ -64,6 +64,12 @@ impl Resolved {
     }
 }
 
+impl std::fmt::Display for Resolved {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.describe())
+    }
+}
+
 impl Scalar {
     /// Resolves the scalar under the YAML 1.2 core schema.
     pub fn resolve(&self) -> Resolved {

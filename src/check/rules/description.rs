@@ -11,7 +11,7 @@ use crate::check::rule::{
     DESCRIPTION_TOO_LONG,
 };
 use crate::check::target::Family;
-use crate::skill::yaml::NodeKind;
+use crate::skill::yaml::{NodeKind, Resolved};
 
 /// The most characters a description may have.
 pub const MAX_DESCRIPTION_CHARS: usize = 1024;
@@ -90,7 +90,7 @@ fn check_spec(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
             );
             return;
         }
-        (Ok(_), Some("an empty value")) => {
+        (Ok(_), Some(Resolved::Null)) => {
             out.push(empty(span));
             return;
         }
@@ -193,7 +193,7 @@ fn check_claude_code(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
             .note(fallback())
             .help("write the description as text; quote it if it starts with `[` or `{`"),
         ),
-        (Ok(_), Some("an empty value")) => out.push(claude_code_empty(span, fallback())),
+        (Ok(_), Some(Resolved::Null)) => out.push(claude_code_empty(span, fallback())),
         (Ok(value), None) if value.trim().is_empty() => {
             out.push(claude_code_empty(span, fallback()));
         }

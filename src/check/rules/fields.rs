@@ -57,7 +57,7 @@ fn text_type(out: &mut Vec<Diagnostic>, key: &str, field: Option<&Field<String>>
     let Some(field) = field else { return };
     wrong_type(out, key, Some(field), Severity::Error);
     if let (Ok(value), Some(found)) = (&field.value, field.coerced) {
-        let diagnostic = if found == "an empty value" {
+        let diagnostic = if found == Resolved::Null {
             Diagnostic::warning(&INVALID_FIELD_TYPE, format!("`{key}` is empty"))
                 .help(format!("remove `{key}:` or give it a value"))
         } else {

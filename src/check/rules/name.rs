@@ -18,7 +18,7 @@ use crate::check::rule::{
     NAME_NOT_LOWERCASE, NAME_NOT_STRING, NAME_RESERVED_WORD, NAME_TOO_LONG,
 };
 use crate::check::target::{Family, Target};
-use crate::skill::yaml::NodeKind;
+use crate::skill::yaml::{NodeKind, Resolved};
 
 /// The most characters a name may have.
 pub const MAX_NAME_CHARS: usize = 64;
@@ -72,7 +72,7 @@ fn check_spec(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
             );
             return;
         }
-        (Ok(_), Some("an empty value")) => {
+        (Ok(_), Some(Resolved::Null)) => {
             out.push(empty(cx, span));
             return;
         }
