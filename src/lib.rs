@@ -9,4 +9,5 @@ pub mod check;
 pub mod commands;
 pub mod output;
 pub mod parallel;
+pub mod scaffold;
 pub mod skill;

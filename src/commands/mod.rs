@@ -1,5 +1,6 @@
 //! The command line: one module per subcommand, each with its clap arguments next to its `run`.
 
+pub mod init;
 pub mod validate;
 
 use clap::{Parser, Subcommand};
@@ -24,12 +25,20 @@ pub struct Cli {
     pub command: Command,
 
     /// When to use colour: auto (on a terminal, unless NO_COLOR is set), always or never
-    #[arg(long, global = true, value_enum, default_value_t, value_name = "WHEN")]
+    #[arg(
+        long,
+        global = true,
+        value_enum,
+        default_value_t,
+        value_name = "WHEN",
+        display_order = 1000
+    )]
     pub color: ColorChoice,
 }
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    Init(init::InitArgs),
     Validate(validate::ValidateArgs),
 }
 
@@ -66,6 +75,7 @@ pub struct UserError {
 pub fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
     let printer = Printer::new(cli.color);
     match cli.command {
+        Command::Init(args) => init::run(args, printer),
         Command::Validate(args) => validate::run(args, printer),
     }
 }

@@ -128,6 +128,91 @@ fn resolve_plain(text: &str) -> Resolved {
     }
 }
 
+/// `text` as a YAML scalar that every parser reads back as exactly `text`, a string: plain when
+/// that is unambiguous, double-quoted otherwise. "Every parser" includes YAML 1.1 ones, where
+/// `yes`, `off` and `1:30` are not strings, and strictyaml, which refuses flow-style look-alikes.
+pub fn scalar(text: &str) -> String {
+    if is_plain_safe(text) {
+        text.to_owned()
+    } else {
+        double_quoted(text)
+    }
+}
+
+/// `text` as a double-quoted YAML scalar, escaping what YAML does not allow raw.
+pub fn double_quoted(text: &str) -> String {
+    use std::fmt::Write as _;
+    let mut out = String::with_capacity(text.len() + 2);
+    out.push('"');
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            c if is_yaml_printable(c) => out.push(c),
+            c if u32::from(c) <= 0xFFFF => {
+                let _ = write!(out, "\\u{:04X}", u32::from(c));
+            }
+            c => {
+                let _ = write!(out, "\\U{:08X}", u32::from(c));
+            }
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// YAML's printable set (1.2 §5.1), less the characters some parsers treat as line breaks
+/// (NEL, LS, PS) and the byte-order mark.
+fn is_yaml_printable(c: char) -> bool {
+    matches!(c, ' '..='~' | '\u{A0}'..='\u{D7FF}' | '\u{E000}'..='\u{FFFD}' | '\u{10000}'..)
+        && !matches!(c, '\u{2028}' | '\u{2029}' | '\u{FEFF}')
+}
+
+fn is_plain_safe(text: &str) -> bool {
+    let Some(first) = text.chars().next() else {
+        return false;
+    };
+    let last = text.chars().next_back().unwrap_or(first);
+    if first == ' ' || last == ' ' || last == ':' {
+        return false;
+    }
+    // Indicators (YAML 1.2 §5.3) may not start a plain scalar, or change its meaning there.
+    if "-?:,[]{}#&*!|>'\"%@`".contains(first) {
+        return false;
+    }
+    if text.contains(": ") || text.contains(" #") {
+        return false;
+    }
+    if !text.chars().all(|c| c != '\t' && is_yaml_printable(c)) {
+        return false;
+    }
+    !is_ambiguous_plain(text)
+}
+
+/// Whether some YAML parser would read the plain scalar `text` as something other than a
+/// string: the 1.2 core schema's nulls, booleans and numbers, 1.1's `yes`/`no`/`on`/`off`/`y`/`n`,
+/// and anything number-like (dates, `1:30`, `1_000`, versions such as `1.0`).
+fn is_ambiguous_plain(text: &str) -> bool {
+    if resolve_plain(text) != Resolved::Str {
+        return true;
+    }
+    let lower = text.to_ascii_lowercase();
+    if matches!(
+        lower.as_str(),
+        "y" | "n" | "yes" | "no" | "on" | "off" | "null" | "true" | "false"
+    ) {
+        return true;
+    }
+    let starts_like_number = text.starts_with(|c: char| c.is_ascii_digit() || c == '+' || c == '.');
+    starts_like_number
+        && text
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | ':' | '+' | '-'))
+}
+
 /// A node and the byte range it covers in the normalised file text.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Node {
@@ -496,6 +581,36 @@ fn last_child_end(yaml: &Yaml, kind: &NodeKind) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn scalars_stay_plain_only_when_every_parser_agrees() {
+        for plain in [
+            "Formats notes. Use when asked.",
+            "MIT",
+            "a:b",
+            "x#y",
+            "技能",
+            "Apache-2.0",
+        ] {
+            assert_eq!(scalar(plain), plain);
+        }
+        for (text, quoted) in [
+            ("yes", r#""yes""#),
+            ("Off", r#""Off""#),
+            ("1.0", r#""1.0""#),
+            ("2026-01-31", r#""2026-01-31""#),
+            ("Use when: asked", r#""Use when: asked""#),
+            ("x #y z", r#""x #y z""#),
+            ("[draft]", r#""[draft]""#),
+            ("*star", r#""*star""#),
+            ("\"hi\" \\o/", r#""\"hi\" \\o/""#),
+            ("a\nb\tc\u{7f}\u{feff}", r#""a\nb\tc\u007F\uFEFF""#),
+            ("", r#""""#),
+            (" padded", r#"" padded""#),
+        ] {
+            assert_eq!(scalar(text), quoted, "{text:?}");
+        }
+    }
 
     fn parse_all(text: &str) -> Result<Yaml, YamlError> {
         parse(text, 0..text.len())

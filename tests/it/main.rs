@@ -6,6 +6,7 @@ mod cli;
 mod common;
 mod docs;
 mod fixtures;
+mod init;
 mod property;
 mod skills_ref;
 mod validate;

@@ -128,3 +128,63 @@ proptest! {
         exercise(bytes);
     }
 }
+
+/// Text that is hard to write as a YAML scalar: indicators, keywords, numbers, breaks.
+fn scalar_text() -> impl Strategy<Value = String> {
+    let piece = prop_oneof![
+        "[a-zA-Z0-9 ]{1,6}",
+        Just(": ".to_owned()),
+        Just(" #".to_owned()),
+        Just("#".to_owned()),
+        Just("-".to_owned()),
+        Just("'".to_owned()),
+        Just("\"".to_owned()),
+        Just("\\".to_owned()),
+        Just("{".to_owned()),
+        Just("[".to_owned()),
+        Just("*".to_owned()),
+        Just("&".to_owned()),
+        Just("!".to_owned()),
+        Just("@".to_owned()),
+        Just("`".to_owned()),
+        Just("|".to_owned()),
+        Just(">".to_owned()),
+        Just("%".to_owned()),
+        Just("?".to_owned()),
+        Just("yes".to_owned()),
+        Just("Off".to_owned()),
+        Just("~".to_owned()),
+        Just("null".to_owned()),
+        Just("1.0".to_owned()),
+        Just("0x1F".to_owned()),
+        Just("2026-01-31".to_owned()),
+        Just("1:30".to_owned()),
+        Just(".inf".to_owned()),
+        Just("\n".to_owned()),
+        Just("\t".to_owned()),
+        Just("\r".to_owned()),
+        Just("\u{85}\u{2028}\u{feff}\u{0}\u{7f}".to_owned()),
+        Just("技能 é\u{301} 👍🏽".to_owned()),
+        "\\PC{1,4}",
+    ];
+    prop::collection::vec(piece, 1..6).prop_map(|pieces| pieces.concat())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    /// What `init` writes into frontmatter reads back as exactly the text, as a string.
+    #[test]
+    fn yaml_scalars_round_trip(text in scalar_text()) {
+        use skillpkg::skill::yaml::{self, NodeKind, Resolved};
+        let document = format!("key: {}\n", yaml::scalar(&text));
+        let parsed = yaml::parse(&document, 0..document.len())
+            .map_err(|error| TestCaseError::fail(format!("{document:?}: {error:?}")))?;
+        let NodeKind::Mapping { entries, .. } = &parsed.node(parsed.root().unwrap()).kind else {
+            return Err(TestCaseError::fail(format!("{document:?} is not a mapping")));
+        };
+        let scalar = parsed.scalar(entries[0].1).expect("a scalar value");
+        prop_assert_eq!(&scalar.value, &text, "{:?}", document);
+        prop_assert_eq!(scalar.resolve(), Resolved::Str, "{:?}", document);
+    }
+}

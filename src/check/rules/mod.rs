@@ -122,7 +122,7 @@ fn fallback_tail(fallback: Option<&str>) -> String {
 
 /// Quotes `value` as a YAML double-quoted string.
 fn yaml_quote(value: &str) -> String {
-    format!("\"{}\"", value.replace('\\', "\\\\").replace('"', "\\\""))
+    crate::skill::yaml::double_quoted(value)
 }
 
 #[cfg(test)]
