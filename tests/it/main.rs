@@ -5,6 +5,7 @@
 mod cli;
 mod common;
 mod docs;
+mod examples;
 mod fixtures;
 mod init;
 mod property;
