@@ -117,6 +117,13 @@ pub fn run(args: InitArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
         .as_ref()
         .map_or_else(|| PathBuf::from(&name), |dir| dir.join(&name));
     let parent = path.unwrap_or_else(|| PathBuf::from("."));
+    if parent.exists() && !parent.is_dir() {
+        return Err(UserError {
+            message: format!("`{}` is not a folder", parent.display()),
+            hints: vec!["--path names the folder to create the skill in".into()],
+        }
+        .into());
+    }
     let targets = resolve_targets(targets, &cwd, &parent)?;
 
     // Refusals first, before asking anything.
@@ -710,6 +717,29 @@ mod tests {
                 "    └── run.py  (executable)",
             ]
         );
+    }
+
+    #[test]
+    fn a_failed_rename_leaves_no_staging_folder_and_touches_nothing() {
+        let parent = tempfile::tempdir().unwrap();
+        let destination = parent.path().join("taken");
+        fs_err::create_dir(&destination).unwrap();
+        fs_err::write(destination.join("keep.md"), "mine").unwrap();
+        // The folder filled up after the up-front check: the final step must refuse.
+        let files = [file("SKILL.md", false), file("scripts/run.py", true)];
+        let error = write_skill(parent.path(), &destination, "taken", &files).unwrap_err();
+        assert!(error.to_string().contains("taken"), "{error}");
+        let left: Vec<_> = fs_err::read_dir(parent.path())
+            .unwrap()
+            .map(|entry| entry.unwrap().file_name())
+            .collect();
+        assert_eq!(left, ["taken"]);
+        let kept: Vec<_> = fs_err::read_dir(&destination)
+            .unwrap()
+            .map(|entry| entry.unwrap().file_name())
+            .collect();
+        assert_eq!(kept, ["keep.md"]);
+        assert_eq!(fs_err::read_to_string(destination.join("keep.md")).unwrap(), "mine");
     }
 
     #[test]

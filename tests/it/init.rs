@@ -412,6 +412,15 @@ fn an_existing_folder_is_never_touched() {
     );
     assert_eq!(dump(context.root()), before);
 
+    let (code, _, stderr) =
+        run(context.init(&["inside", "--path", "file-skill", "-d", DESCRIPTION]));
+    assert_eq!(code, 2);
+    assert!(
+        stderr.contains("error: `file-skill` is not a folder"),
+        "{stderr}"
+    );
+    assert_eq!(dump(context.root()), before);
+
     // An empty folder is fine: it is what `mkdir x && cd x && skillpkg init x --path ..` leaves.
     let (code, _, stderr) = run(context.init(&["empty-skill", "-d", DESCRIPTION]));
     assert_eq!(code, 0, "{stderr}");
