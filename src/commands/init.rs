@@ -739,7 +739,10 @@ mod tests {
             .map(|entry| entry.unwrap().file_name())
             .collect();
         assert_eq!(kept, ["keep.md"]);
-        assert_eq!(fs_err::read_to_string(destination.join("keep.md")).unwrap(), "mine");
+        assert_eq!(
+            fs_err::read_to_string(destination.join("keep.md")).unwrap(),
+            "mine"
+        );
     }
 
     #[test]
