@@ -3,6 +3,17 @@
 //! ```toml
 //! # The clients these skills must load in; `--target` on the command line wins.
 //! targets = ["agentskills", "claude-code"]
+//!
+//! [lint]
+//! select = ["ALL"]              # rules to run: codes, names, code prefixes (`SK3`) or ALL
+//! extend-select = []            # added to `select`
+//! ignore = ["SK301"]            # removed from the selection
+//!
+//! [lint.rules]                  # per-rule level: "error", "warning" or "off"
+//! placeholder-text = "error"
+//!
+//! [lint.per-path-ignores]       # globs relative to this file's folder
+//! "legacy/**" = ["body-too-long"]
 //! ```
 
 use std::collections::{HashMap, HashSet};
@@ -11,6 +22,7 @@ use std::sync::{Arc, Mutex};
 
 use serde::Deserialize;
 
+use super::rule::{self, Rule};
 use super::target::Target;
 use crate::skill::text::SourceText;
 
@@ -18,16 +30,111 @@ use crate::skill::text::SourceText;
 pub const FILE_NAME: &str = "skillpkg.toml";
 
 /// A loaded `skillpkg.toml`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 pub struct Config {
+    /// As shown to the user (relative to the current folder).
     pub path: PathBuf,
+    /// The folder it is in, absolute; per-path globs are relative to it.
+    pub dir: PathBuf,
     pub targets: Option<Vec<Target>>,
+    pub lint: LintConfig,
+}
+
+impl PartialEq for Config {
+    fn eq(&self, other: &Self) -> bool {
+        self.path == other.path && self.targets == other.targets
+    }
+}
+
+/// Which rules run, and at what level.
+#[derive(Clone, Debug, Default)]
+pub struct LintConfig {
+    pub select: Option<Vec<Selector>>,
+    pub extend_select: Vec<Selector>,
+    pub ignore: Vec<Selector>,
+    pub levels: Vec<(&'static Rule, Level)>,
+    pub per_path_ignores: Vec<(globset::GlobMatcher, Vec<Selector>)>,
+}
+
+/// A way to name rules: one rule, every code starting with a prefix, or all.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Selector {
+    All,
+    Rule(&'static Rule),
+    Prefix(String),
+}
+
+impl Selector {
+    pub fn matches(&self, rule: &Rule) -> bool {
+        match self {
+            Self::All => true,
+            Self::Rule(selected) => std::ptr::eq(*selected, rule),
+            Self::Prefix(prefix) => rule.code.starts_with(prefix.as_str()),
+        }
+    }
+}
+
+/// Parses a rule selector: `ALL`, a code, a kebab name or a code prefix.
+pub fn parse_selector(text: &str) -> Result<Selector, String> {
+    Selector::parse(text)
+}
+
+impl Selector {
+    fn parse(text: &str) -> Result<Self, String> {
+        if text.eq_ignore_ascii_case("ALL") {
+            return Ok(Self::All);
+        }
+        if let Some(rule) = rule::find(text) {
+            return Ok(Self::Rule(rule));
+        }
+        let upper = text.to_ascii_uppercase();
+        if upper.len() >= 3
+            && upper.starts_with("SK")
+            && upper[2..].chars().all(|c| c.is_ascii_digit())
+            && rule::ALL.iter().any(|rule| rule.code.starts_with(&upper))
+        {
+            return Ok(Self::Prefix(upper));
+        }
+        let suggestion = rule::ALL
+            .iter()
+            .map(|rule| (strsim::jaro_winkler(rule.name, text), rule.name))
+            .filter(|(score, _)| *score > 0.85)
+            .max_by(|a, b| a.0.total_cmp(&b.0))
+            .map(|(_, name)| format!("; did you mean `{name}`?"))
+            .unwrap_or_default();
+        Err(format!(
+            "unknown rule `{text}`{suggestion} (`skillpkg rule` lists them)"
+        ))
+    }
+}
+
+/// A level set for a rule in the configuration.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Level {
+    Error,
+    Warning,
+    Off,
 }
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct ConfigFile {
     targets: Option<Vec<toml::Spanned<String>>>,
+    lint: Option<LintFile>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+struct LintFile {
+    select: Option<Vec<toml::Spanned<String>>>,
+    #[serde(default)]
+    extend_select: Vec<toml::Spanned<String>>,
+    #[serde(default)]
+    ignore: Vec<toml::Spanned<String>>,
+    #[serde(default)]
+    rules: std::collections::BTreeMap<toml::Spanned<String>, toml::Spanned<String>>,
+    #[serde(default)]
+    per_path_ignores: std::collections::BTreeMap<toml::Spanned<String>, Vec<toml::Spanned<String>>>,
 }
 
 /// Why a configuration file could not be used.
@@ -81,9 +188,67 @@ impl Config {
                     .collect::<Result<Vec<_>, _>>()?,
             ),
         };
+        let selectors = |names: Vec<toml::Spanned<String>>| {
+            names
+                .into_iter()
+                .map(|name| {
+                    let span = name.span();
+                    Selector::parse(name.get_ref()).map_err(|message| invalid(span.start, message))
+                })
+                .collect::<Result<Vec<_>, _>>()
+        };
+        let mut lint = LintConfig::default();
+        if let Some(file) = file.lint {
+            lint.select = file.select.map(&selectors).transpose()?;
+            lint.extend_select = selectors(file.extend_select)?;
+            lint.ignore = selectors(file.ignore)?;
+            for (name, level) in file.rules {
+                let span = name.span();
+                let rule = rule::find(name.get_ref()).ok_or_else(|| {
+                    invalid(
+                        span.start,
+                        format!(
+                            "unknown rule `{}` (`skillpkg rule` lists them)",
+                            name.get_ref()
+                        ),
+                    )
+                })?;
+                let level_span = level.span();
+                let level = match level.get_ref().as_str() {
+                    "error" => Level::Error,
+                    "warning" | "warn" => Level::Warning,
+                    "off" => Level::Off,
+                    other => {
+                        return Err(invalid(
+                            level_span.start,
+                            format!(
+                                "unknown level `{other}` (expected \"error\", \"warning\" or \"off\")"
+                            ),
+                        ));
+                    }
+                };
+                lint.levels.push((rule, level));
+            }
+            for (pattern, names) in file.per_path_ignores {
+                let span = pattern.span();
+                let glob = globset::GlobBuilder::new(pattern.get_ref())
+                    .literal_separator(true)
+                    .build()
+                    .map_err(|error| {
+                        invalid(
+                            span.start,
+                            format!("invalid glob `{}`: {}", pattern.get_ref(), error.kind()),
+                        )
+                    })?;
+                lint.per_path_ignores
+                    .push((glob.compile_matcher(), selectors(names)?));
+            }
+        }
         Ok(Self {
             path: path.to_path_buf(),
+            dir: path.parent().map(Path::to_path_buf).unwrap_or_default(),
             targets,
+            lint,
         })
     }
 }
@@ -156,7 +321,9 @@ impl ConfigFinder {
                         path: shown.to_path_buf(),
                         message: error.to_string(),
                     })?;
-                break Some(Arc::new(Config::parse(shown, &text)?));
+                let mut config = Config::parse(shown, &text)?;
+                config.dir = folder.to_path_buf();
+                break Some(Arc::new(config));
             }
             current = folder.parent();
         };

@@ -2,6 +2,7 @@
 
 use std::ops::Range;
 
+use super::fix::Fix;
 use super::rule::{Rule, Severity};
 use super::target::Target;
 use crate::skill::text::{Position, SourceText};
@@ -11,6 +12,15 @@ use crate::skill::text::{Position, SourceText};
 pub struct Related {
     pub span: Range<usize>,
     pub message: String,
+}
+
+/// A file of the skill other than SKILL.md that a finding is about.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FileRef {
+    /// Relative to the skill folder, with `/` separators.
+    pub path: String,
+    /// 1-based line, when the finding is about one line of it.
+    pub line: Option<usize>,
 }
 
 /// A finding about one skill.
@@ -31,6 +41,12 @@ pub struct Diagnostic {
     pub note: Option<String>,
     /// The targets under which this finding was raised.
     pub targets: Vec<Target>,
+    /// A change that resolves it.
+    pub fix: Option<Fix>,
+    /// Set when the finding is about another file of the skill; `span` is then `None`.
+    pub file: Option<FileRef>,
+    /// Why the severity is what it is, when configuration set it.
+    pub level_source: Option<String>,
 }
 
 impl Diagnostic {
@@ -45,6 +61,9 @@ impl Diagnostic {
             help: None,
             note: None,
             targets: Vec::new(),
+            fix: None,
+            file: None,
+            level_source: None,
         }
     }
 
@@ -88,6 +107,23 @@ impl Diagnostic {
             span,
             message: message.into(),
         });
+        self
+    }
+
+    #[must_use]
+    pub fn fix(mut self, fix: Fix) -> Self {
+        self.fix = Some(fix);
+        self
+    }
+
+    /// About `path` (relative to the skill folder), optionally one line of it.
+    #[must_use]
+    pub fn in_file(mut self, path: impl Into<String>, line: Option<usize>) -> Self {
+        self.file = Some(FileRef {
+            path: path.into(),
+            line,
+        });
+        self.span = None;
         self
     }
 

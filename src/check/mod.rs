@@ -6,6 +6,8 @@
 
 pub mod config;
 pub mod diagnostic;
+pub mod fix;
+pub mod lint;
 pub mod rule;
 pub mod rules;
 pub mod target;
@@ -38,12 +40,35 @@ impl Checked {
         self.count(Severity::Error) == 0
     }
 
-    /// Sorts findings by position (file-level first), then severity, then code.
+    /// The file a finding is about: SKILL.md, or another file of the skill.
+    pub fn path_of(&self, diagnostic: &Diagnostic) -> std::path::PathBuf {
+        match &diagnostic.file {
+            Some(file) => self.skill.dir.join(&file.path),
+            None => self.skill.path.clone(),
+        }
+    }
+
+    /// Where a finding is, in lines and columns of its file; a finding about a line of another
+    /// file points at the line's start.
+    pub fn location_of(&self, diagnostic: &Diagnostic) -> Option<diagnostic::Location> {
+        match &diagnostic.file {
+            Some(file) => file.line.map(|line| {
+                let at = crate::skill::text::Position { line, column: 1 };
+                diagnostic::Location { start: at, end: at }
+            }),
+            None => diagnostic.location(self.skill.display_source()),
+        }
+    }
+
+    /// Sorts findings by file (SKILL.md first), position (file-level first), then severity,
+    /// then code.
     pub fn sort(&mut self) {
         self.diagnostics.sort_by(|a, b| {
+            let file = |d: &Diagnostic| d.file.as_ref().map(|f| (f.path.clone(), f.line));
             let position = |d: &Diagnostic| d.span.as_ref().map(|span| (span.start, span.end));
-            position(a)
-                .cmp(&position(b))
+            file(a)
+                .cmp(&file(b))
+                .then(position(a).cmp(&position(b)))
                 .then(b.severity.cmp(&a.severity))
                 .then(a.rule.code.cmp(b.rule.code))
         });
@@ -63,6 +88,7 @@ pub fn check_skill(skill: Skill, targets: &[Target]) -> Checked {
             match diagnostics[..before].iter_mut().find(|seen| {
                 seen.rule == found.rule
                     && seen.span == found.span
+                    && seen.file == found.file
                     && !seen.targets.contains(&target)
             }) {
                 Some(seen) if found.severity > seen.severity => *seen = found,

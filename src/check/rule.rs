@@ -4,7 +4,7 @@
 //! the public contract (configuration, suppressions, SARIF rule ids), so a code is never reused
 //! for a different check. Codes are grouped by hundreds: `SK0xx` file and frontmatter structure,
 //! `SK1xx` `name`, `SK2xx` `description`, `SK3xx` body, `SK4xx` packaging, `SK5xx` other keys,
-//! `SK6xx` checks across a set of skills.
+//! `SK6xx` checks across a set of skills, `SK7xx` secrets.
 
 use serde::Serialize;
 
@@ -25,6 +25,35 @@ impl Severity {
     }
 }
 
+/// Which command runs a rule.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Kind {
+    /// Can an agent load the skill? Run by `validate` and by `lint`.
+    Validate,
+    /// Will the skill work well? Run by `lint` only.
+    Lint,
+}
+
+/// The targets a rule can fire under.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Applies {
+    /// Every target (the severity may still depend on the target).
+    All,
+    /// Only `claude-code` and `claude-code@2.1.88`: the finding is about Claude Code's behaviour.
+    ClaudeCode,
+}
+
+/// Whether a rule offers a fix, and how safe it is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Fixable {
+    No,
+    Safe,
+    Unsafe,
+}
+
 /// One check.
 #[derive(Debug, PartialEq, Eq)]
 pub struct Rule {
@@ -34,12 +63,15 @@ pub struct Rule {
     pub summary: &'static str,
     /// Severity under the default target, `agentskills`.
     pub default: Severity,
+    pub kind: Kind,
+    pub fix: Fixable,
+    pub applies: Applies,
     /// What it does, why it matters, an example.
     pub doc: &'static str,
 }
 
 macro_rules! rules {
-    ($($ident:ident = $code:literal $name:literal $default:ident $summary:literal $doc:literal;)*) => {
+    ($($ident:ident = $code:literal $name:literal $default:ident $kind:ident $fix:ident $applies:ident $summary:literal $doc:literal;)*) => {
         $(
             #[doc = $summary]
             pub static $ident: Rule = Rule {
@@ -47,6 +79,9 @@ macro_rules! rules {
                 name: $name,
                 summary: $summary,
                 default: Severity::$default,
+                kind: Kind::$kind,
+                fix: Fixable::$fix,
+                applies: Applies::$applies,
                 doc: $doc,
             };
         )*
@@ -56,105 +91,204 @@ macro_rules! rules {
 }
 
 rules! {
-    INVALID_UTF8 = "SK001" "invalid-utf8" Error
+    INVALID_UTF8 = "SK001" "invalid-utf8" Error Validate No All
         "SKILL.md is not valid UTF-8"
         "What it does: checks that SKILL.md decodes as UTF-8.\n\nWhy: every agent reads SKILL.md as UTF-8; Python tools on Windows that guess the encoding crash or garble the text.\n\nExample: a file saved as Windows-1252 with `café` in it.";
-    UTF8_BOM = "SK002" "utf8-bom" Warning
+    UTF8_BOM = "SK002" "utf8-bom" Warning Validate No All
         "SKILL.md starts with a UTF-8 byte-order mark"
         "What it does: flags a byte-order mark (U+FEFF) at the start of SKILL.md.\n\nWhy: skills-ref, Anthropic's packager and claude.ai uploads (and Claude Code 2.1.88) see no frontmatter after a BOM; Claude Code 2.1.332 strips it. It is an error for those targets and a warning elsewhere.\n\nExample: a file saved by Notepad as \"UTF-8 with BOM\".";
-    SKILL_FILE_NAME = "SK003" "skill-file-name" Warning
+    SKILL_FILE_NAME = "SK003" "skill-file-name" Warning Validate No All
         "the skill file is not named exactly SKILL.md"
         "What it does: flags `skill.md` (a warning) and other spellings such as `Skill.md` (an error).\n\nWhy: agents look for `SKILL.md`; on case-sensitive file systems (Linux, CI runners) they never see `skill.md`. skills-ref accepts the lowercase name only.\n\nExample: `my-skill/skill.md`.";
-    MISSING_FRONTMATTER = "SK004" "missing-frontmatter" Error
+    MISSING_FRONTMATTER = "SK004" "missing-frontmatter" Error Validate No All
         "SKILL.md does not start with YAML frontmatter"
         "What it does: checks that the first line of SKILL.md is `---`.\n\nWhy: `name` and `description` live in the frontmatter; without it no agent can list the skill (Claude Code falls back to the folder name and the first body line).\n\nExample: a SKILL.md that starts with `# My skill`, or with a blank line before `---`.";
-    UNCLOSED_FRONTMATTER = "SK005" "unclosed-frontmatter" Error
+    UNCLOSED_FRONTMATTER = "SK005" "unclosed-frontmatter" Error Validate No All
         "the frontmatter has no closing `---` line"
         "What it does: checks that a line containing only `---` ends the frontmatter.\n\nWhy: without it the whole file is frontmatter and the YAML fails.\n\nExample: `---`, `name: x`, `description: y`, then the body with no `---` between.";
-    EMPTY_FRONTMATTER = "SK006" "empty-frontmatter" Error
+    EMPTY_FRONTMATTER = "SK006" "empty-frontmatter" Error Validate No All
         "the frontmatter is empty"
         "What it does: flags frontmatter with no keys at all.\n\nWhy: `name` and `description` are required by the spec; Claude Code falls back to the folder name and the first body line.\n\nExample: `---` immediately followed by `---`.";
-    FRONTMATTER_NOT_MAPPING = "SK007" "frontmatter-not-mapping" Error
+    FRONTMATTER_NOT_MAPPING = "SK007" "frontmatter-not-mapping" Error Validate No All
         "the frontmatter is not a mapping of keys to values"
         "What it does: checks that the frontmatter YAML is a mapping.\n\nWhy: agents read keys such as `name` from it; a list or a bare string has none.\n\nExample: frontmatter that is a YAML list (`- name`).";
-    YAML_SYNTAX = "SK008" "yaml-syntax" Error
+    YAML_SYNTAX = "SK008" "yaml-syntax" Error Validate Safe All
         "the frontmatter is not valid YAML"
         "What it does: parses the frontmatter as YAML 1.2 and reports the first syntax error.\n\nWhy: strict parsers (Codex, skills-ref, PyYAML) skip or reject a skill whose YAML does not parse; Claude Code retries once after quoting values itself.\n\nExample: `description: Use when: the user asks` (an unquoted `: ` inside a value); quote the value.";
-    DUPLICATE_KEY = "SK009" "duplicate-key" Error
+    DUPLICATE_KEY = "SK009" "duplicate-key" Error Validate No All
         "a key appears twice in the frontmatter"
         "What it does: flags a key that is defined twice in the same mapping.\n\nWhy: YAML forbids it; some parsers reject the file and others silently keep one of the values.\n\nExample: two `name:` lines.";
-    TAB_INDENTATION = "SK010" "tab-indentation" Error
+    TAB_INDENTATION = "SK010" "tab-indentation" Error Validate No All
         "the frontmatter is indented with a tab"
         "What it does: flags tab characters used for indentation in the frontmatter.\n\nWhy: YAML forbids tabs in indentation; every parser rejects the file.\n\nExample: `metadata:` followed by a line starting with a tab.";
-    FRONTMATTER_CUT = "SK011" "frontmatter-cut" Warning
+    FRONTMATTER_CUT = "SK011" "frontmatter-cut" Warning Validate No All
         "an agent ends the frontmatter at a `---` inside it"
         "What it does: finds `---` inside the frontmatter, where Claude Code and skills-ref (which end the frontmatter at the first `---` anywhere) stop reading.\n\nWhy: those agents then see a truncated value or broken YAML. An error under claude-code (and under skills-ref when the cut makes the skill invalid), a warning elsewhere.\n\nExample: `description: \"Converts a --- b\"`.";
-    UNKNOWN_KEY = "SK012" "unknown-key" Error
+    UNKNOWN_KEY = "SK012" "unknown-key" Error Validate No All
         "the frontmatter has a key no agent knows"
         "What it does: flags keys that are neither in the spec nor honoured by any known client, with a did-you-mean.\n\nWhy: a misspelt key is silently ignored by lenient agents and rejected by strict ones (claude.ai uploads, skills-ref).\n\nExample: `descripton: …`.";
-    CLIENT_SPECIFIC_KEY = "SK013" "client-specific-key" Warning
+    CLIENT_SPECIFIC_KEY = "SK013" "client-specific-key" Warning Validate Unsafe All
         "the key is honoured only by some clients"
         "What it does: flags keys that Claude Code honours but the open spec does not define (`when_to_use`, `disable-model-invocation`, …).\n\nWhy: claude.ai uploads, the Skills API and skills-ref reject any key outside the six spec keys. A warning under agentskills, fine under claude-code, an error under claude-ai and skills-ref.\n\nExample: `argument-hint: [file]` in a skill meant for claude.ai.";
-    STRICT_YAML = "SK014" "strict-yaml" Error
+    STRICT_YAML = "SK014" "strict-yaml" Error Validate No All
         "the reference validator's strictyaml rejects this YAML"
         "What it does: under the skills-ref target, flags flow collections (`[a, b]`, `{a: b}`), anchors, aliases and tags.\n\nWhy: skills-ref parses with strictyaml, which refuses them as invalid YAML.\n\nExample: `allowed-tools: [Read, Write]`; write a block list or a space-separated string.";
-    NAME_MISSING = "SK101" "name-missing" Error
+    AMBIGUOUS_SCALAR = "SK015" "ambiguous-scalar" Warning Lint Safe All
+        "a YAML value that parsers read differently"
+        "What it does: flags unquoted values that some YAML parser reads as something other than the text written: `yes`, `no`, `on`, `off` (booleans in YAML 1.1), `~` and `null`, numbers such as `1.0` or `1.10`, dates such as `2026-01-31`, `1:30`; and anchors, aliases and tags on values.\n\nWhy: agents use different YAML parsers. `version: 1.10` is the text `1.10` for one, the number 1.1 for another; `license: no` is `false` under YAML 1.1. Quoting makes every parser agree.\n\nExample: `compatibility: yes` (fix: `compatibility: \"yes\"`).";
+    UNUSED_SUPPRESSION = "SK016" "unused-suppression" Warning Lint Safe All
+        "a suppression comment suppresses nothing"
+        "What it does: flags `skillpkg-disable…` comments that no finding matched, and those naming a rule that does not exist.\n\nWhy: a stale suppression hides the next real problem on that line, and a misspelt code suppresses nothing at all.\n\nExample: `<!-- skillpkg-disable-next-line SK301 -->` above a line with no SK301 finding (fix: remove the comment).";
+    NAME_MISSING = "SK101" "name-missing" Error Validate No All
         "the required key `name` is missing"
         "What it does: checks that the frontmatter has `name`.\n\nWhy: the spec requires it and uses it as the skill's identity; it must equal the folder name.\n\nExample: frontmatter with only `description`.";
-    NAME_NOT_STRING = "SK102" "name-not-string" Error
+    NAME_NOT_STRING = "SK102" "name-not-string" Error Validate No All
         "`name` is not a string"
         "What it does: checks that `name` is text.\n\nWhy: strict parsers read `name: 123` as a number and reject it; a list or mapping is never a name.\n\nExample: `name: 2024` (quote it: `name: \"2024\"`).";
-    NAME_EMPTY = "SK103" "name-empty" Error
+    NAME_EMPTY = "SK103" "name-empty" Error Validate No All
         "`name` is empty"
         "What it does: checks that `name` is not empty or blank.\n\nWhy: the spec requires 1 to 64 characters.\n\nExample: `name: \"\"`.";
-    NAME_TOO_LONG = "SK104" "name-too-long" Error
+    NAME_TOO_LONG = "SK104" "name-too-long" Error Validate No All
         "`name` is longer than 64 characters"
         "What it does: counts the characters of `name` (Unicode scalar values after NFKC) and checks there are at most 64.\n\nWhy: the spec's limit; the Skills API rejects longer names.\n\nExample: a 70-character name.";
-    NAME_NOT_LOWERCASE = "SK105" "name-not-lowercase" Error
+    NAME_NOT_LOWERCASE = "SK105" "name-not-lowercase" Error Validate No All
         "`name` is not lowercase"
         "What it does: checks that `name` has no uppercase letters.\n\nWhy: the spec allows only lowercase letters, digits and hyphens.\n\nExample: `name: PDF-Tools` (use `pdf-tools`).";
-    NAME_INVALID_CHARS = "SK106" "name-invalid-chars" Error
+    NAME_INVALID_CHARS = "SK106" "name-invalid-chars" Error Validate No All
         "`name` has characters other than letters, digits and hyphens"
         "What it does: checks every character of `name`: lowercase letters and digits (Unicode under agentskills and skills-ref, ASCII `a-z0-9` under claude-ai) and `-`.\n\nWhy: the spec's character set; claude.ai uploads accept ASCII only.\n\nExample: `name: my_skill` (use `my-skill`).";
-    NAME_HYPHENS = "SK107" "name-hyphens" Error
+    NAME_HYPHENS = "SK107" "name-hyphens" Error Validate No All
         "`name` starts or ends with a hyphen, or has two in a row"
         "What it does: checks that `name` does not start or end with `-` and has no `--`.\n\nWhy: the spec forbids both.\n\nExample: `name: -pdf` or `name: pdf--tools`.";
-    NAME_FOLDER_MISMATCH = "SK108" "name-folder-mismatch" Error
+    NAME_FOLDER_MISMATCH = "SK108" "name-folder-mismatch" Error Validate No All
         "`name` differs from the skill's folder name"
         "What it does: compares `name` with the name of the folder that holds SKILL.md (after NFKC).\n\nWhy: the spec requires them to be equal; Claude Code lists the skill under its folder name and ignores `name`.\n\nExample: `name: pdf-tools` in folder `pdf`.";
-    NAME_RESERVED_WORD = "SK109" "name-reserved-word" Error
+    NAME_RESERVED_WORD = "SK109" "name-reserved-word" Error Validate No All
         "`name` contains a reserved word"
         "What it does: under claude-ai, flags names containing `anthropic` or `claude`.\n\nWhy: claude.ai uploads and the Skills API reject them.\n\nExample: `name: claude-helper`.";
-    DESCRIPTION_MISSING = "SK201" "description-missing" Error
+    DESCRIPTION_MISSING = "SK201" "description-missing" Error Validate No All
         "the required key `description` is missing"
         "What it does: checks that the frontmatter has `description`.\n\nWhy: the description is what the model reads to decide when to use the skill; the spec requires it. Claude Code falls back to the first body line.\n\nExample: frontmatter with only `name`.";
-    DESCRIPTION_NOT_STRING = "SK202" "description-not-string" Error
+    DESCRIPTION_NOT_STRING = "SK202" "description-not-string" Error Validate No All
         "`description` is not a string"
         "What it does: checks that `description` is text.\n\nWhy: strict parsers reject `description: 12` or `description: yes` as non-text; a list is dropped by Claude Code, which then falls back to the first body line.\n\nExample: `description: [TODO]`.";
-    DESCRIPTION_EMPTY = "SK203" "description-empty" Error
+    DESCRIPTION_EMPTY = "SK203" "description-empty" Error Validate No All
         "`description` is empty"
         "What it does: checks that `description` is not empty or blank.\n\nWhy: an empty description gives the model nothing to choose the skill by; the spec requires 1 to 1,024 characters.\n\nExample: `description: \"\"`.";
-    DESCRIPTION_TOO_LONG = "SK204" "description-too-long" Error
+    DESCRIPTION_TOO_LONG = "SK204" "description-too-long" Error Validate No All
         "`description` is longer than 1,024 characters"
         "What it does: counts the characters of `description` and checks there are at most 1,024.\n\nWhy: the spec's limit; skills-ref and claude.ai reject longer descriptions.\n\nExample: a 1,100-character description.";
-    DESCRIPTION_ANGLE_BRACKETS = "SK205" "description-angle-brackets" Error
+    DESCRIPTION_ANGLE_BRACKETS = "SK205" "description-angle-brackets" Error Validate No All
         "`description` contains angle brackets or XML tags"
         "What it does: under claude-ai, flags `<` and `>` in `description`.\n\nWhy: claude.ai uploads and the Skills API reject XML tags in the description (Anthropic's validator rejects any angle bracket).\n\nExample: `description: Converts <input> files`.";
-    COMPATIBILITY_LENGTH = "SK501" "compatibility-length" Error
+    DESCRIPTION_NO_TRIGGER = "SK206" "description-no-trigger" Warning Lint No All
+        "the description does not say when to use the skill"
+        "What it does: looks for a trigger in `description` (and Claude Code's `when_to_use`): \"Use when …\", \"when the user …\", \"if …\", \"for … tasks\" and similar.\n\nWhy: agents choose a skill from its description alone. One that says what the skill does but not when to use it is triggered too rarely (agentskills.io, \"Optimizing descriptions\").\n\nExample: `description: Formats release notes.` (add: `Use when the user asks for a changelog.`).";
+    DESCRIPTION_PERSON = "SK207" "description-person" Warning Lint No All
+        "the description is written in the first or second person"
+        "What it does: flags `I`, `me`, `my`, `we`, `our`, `you` and `your` in `description`, outside quotes and code.\n\nWhy: the description is injected into the agent's system prompt, where a point of view other than the third person confuses who is speaking (Anthropic's best practices: \"Always write in third person\").\n\nExample: `description: I can help you format notes.` (write: `Formats notes. Use when …`).";
+    DESCRIPTION_VAGUE = "SK208" "description-vague" Warning Lint No All
+        "the description is too short or too vague to choose the skill by"
+        "What it does: flags descriptions under 40 characters or 6 words, and ones built on vague phrases (\"helps with\", \"various tasks\", \"useful tool\") without specifics.\n\nWhy: an agent picks among dozens of skills by description; a vague one is never chosen, or chosen for the wrong task.\n\nExample: `description: Helps with documents.`";
+    PLACEHOLDER_TEXT = "SK209" "placeholder-text" Warning Lint No All
+        "text left over from a template"
+        "What it does: finds `TODO:`, `FIXME`, `[TODO`, `TBD:`, `XXX:`, \"Lorem ipsum\" and `skillpkg init`'s placeholder description anywhere in the skill: SKILL.md and its text files.\n\nWhy: unfinished instructions reach the model as if they were real, and a placeholder description means the skill is never chosen.\n\nExample: `description: \"TODO: say what this skill does and when to use it\"`.";
+    DESCRIPTION_TRUNCATED = "SK210" "description-truncated" Warning Lint No ClaudeCode
+        "Claude Code cuts the description in its skill listing"
+        "What it does: under claude-code targets, measures `description` plus ` - ` and `when_to_use` as Claude Code does (after its clean-up and `<`/`>` escaping) against the listing cap: 1,536 UTF-16 units in Claude Code 2.1.332, 250 in 2.1.88. Points at where the cut falls.\n\nWhy: the model sees the text up to the cut and an ellipsis; a trigger after the cut is lost.\n\nExample: a 300-character description under `claude-code@2.1.88`.";
+    DESCRIPTION_MULTILINE = "SK211" "description-multiline" Warning Lint No All
+        "the description has line breaks, which agents show differently"
+        "What it does: flags a `description` whose value contains line breaks (a `|` block, or `\\n` in a quoted value).\n\nWhy: Claude Code folds every run of line breaks into one space; Gemini CLI and skills-ref's prompt keep them, so the listing's layout breaks. Write one paragraph, or use `>` (folded) so every parser joins the lines.\n\nExample: `description: |` followed by two lines.";
+    BODY_TOO_LONG = "SK301" "body-too-long" Warning Lint No All
+        "the body is longer than 500 lines"
+        "What it does: counts the lines of SKILL.md after the frontmatter.\n\nWhy: the whole body enters the context every time the skill runs; the spec recommends under 500 lines, with details moved to `references/`.\n\nExample: a 900-line SKILL.md with an API reference pasted in.";
+    BODY_TOO_MANY_TOKENS = "SK302" "body-too-many-tokens" Warning Lint No All
+        "the body is over 5,000 estimated tokens"
+        "What it does: estimates the body's tokens as one per 4 ASCII bytes plus one per non-ASCII character (Claude's tokenizer is not public; this is close for English and CJK and errs high for accented text), and flags more than 5,000.\n\nWhy: the spec recommends keeping the instructions under 5,000 tokens; after compaction Claude Code re-attaches only the first 5,000 tokens of a skill.\n\nExample: a 30 KB body.";
+    BROKEN_REFERENCE = "SK303" "broken-reference" Warning Lint No All
+        "SKILL.md refers to a file that does not exist"
+        "What it does: checks Markdown links and paths under `scripts/`, `references/` and `assets/` (also after `${CLAUDE_SKILL_DIR}/`) against the files in the skill.\n\nWhy: the agent follows the instruction, fails to open the file and improvises.\n\nExample: `Read [the guide](references/guide.md)` with no such file.";
+    UNREFERENCED_FILE = "SK304" "unreferenced-file" Warning Lint No All
+        "a bundled file that nothing in the skill mentions"
+        "What it does: flags files in `scripts/`, `references/` and `assets/` that neither SKILL.md nor a file it mentions refers to (by path, or by name).\n\nWhy: the agent only knows about files the instructions mention; an unmentioned file is dead weight in every package.\n\nExample: `references/old-notes.md` that SKILL.md never names.";
+    NESTED_REFERENCE = "SK305" "nested-reference" Warning Lint No All
+        "a file is reachable only through another reference"
+        "What it does: flags files that SKILL.md does not mention but another bundled file does.\n\nWhy: the spec and Anthropic's guidance say to keep references one level deep: agents often read only part of a file they were pointed to, and miss what it points to.\n\nExample: SKILL.md → `references/a.md` → `references/b.md`.";
+    ABSOLUTE_PATH = "SK306" "absolute-path" Warning Lint No All
+        "a hard-coded absolute path"
+        "What it does: finds paths such as `/home/…`, `/Users/…` and `C:\\…` in SKILL.md.\n\nWhy: they exist only on the author's machine. Use paths relative to the skill folder, or `${CLAUDE_SKILL_DIR}`.\n\nExample: `python3 /Users/ana/skills/pdf/scripts/fill.py`.";
+    BACKSLASH_PATH = "SK307" "backslash-path" Warning Lint Safe All
+        "a path written with backslashes"
+        "What it does: finds `scripts\\…`, `references\\…` and `assets\\…` paths.\n\nWhy: agents run commands in POSIX shells, where a backslash is an escape, not a separator. Forward slashes work on every platform.\n\nExample: `scripts\\fill.py` (fix: `scripts/fill.py`).";
+    LEGACY_BASE_DIR = "SK308" "legacy-base-dir" Warning Lint Safe All
+        "the legacy `{baseDir}` placeholder"
+        "What it does: finds `{baseDir}`, which older skill guides used for the skill's folder.\n\nWhy: no current agent substitutes it, so the model sees the literal text. Claude Code substitutes `${CLAUDE_SKILL_DIR}`.\n\nExample: `python {baseDir}/scripts/run.py` (fix: `${CLAUDE_SKILL_DIR}`).";
+    REFERENCE_WITHOUT_TOC = "SK309" "reference-without-toc" Warning Lint No All
+        "a long reference file without a table of contents"
+        "What it does: flags Markdown files in `references/` over 100 lines that do not start with a table of contents (a `Contents` heading or a list of links within the first lines).\n\nWhy: agents often read only the top of a long file; a table of contents there shows them what else it holds (Anthropic's skill best practices).\n\nExample: a 400-line `references/api.md` that starts with prose.";
+    EXTRANEOUS_DOCUMENT = "SK310" "extraneous-document" Warning Lint No All
+        "a document meant for people, not the agent"
+        "What it does: flags `README.md`, `CHANGELOG.md`, `INSTALL.md`, `INSTALLATION_GUIDE.md`, `QUICK_REFERENCE.md` and `CONTRIBUTING.md` inside a skill (outside `assets/`).\n\nWhy: the agent never reads them, yet they ship in every package; Anthropic's skill-creator says not to create them.\n\nExample: `my-skill/README.md`.";
+    SCRIPT_NOT_EXECUTABLE = "SK311" "script-not-executable" Warning Lint No All
+        "a script without the executable bit"
+        "What it does: flags files in `scripts/` that start with a shebang but are not executable (Unix only).\n\nWhy: an agent told to run `scripts/x.sh` gets \"permission denied\". Run `chmod +x` and commit the mode.\n\nExample: `scripts/fill.py` with mode 0644.";
+    SCRIPT_MISSING_SHEBANG = "SK312" "script-missing-shebang" Warning Lint No All
+        "a script without a shebang line"
+        "What it does: flags scripts in `scripts/` (by extension: `.py`, `.sh`, `.js`, `.rb`, …, or no extension) whose first line is not `#!`. Windows scripts (`.ps1`, `.bat`, `.cmd`) and modules named `_x.py` or `__init__.py` are skipped.\n\nWhy: without it, running the file directly fails or picks the wrong interpreter.\n\nExample: a `scripts/run.py` that starts with `import sys` (add `#!/usr/bin/env python3`).";
+    COMPATIBILITY_LENGTH = "SK501" "compatibility-length" Error Validate No All
         "`compatibility` is empty or longer than 500 characters"
         "What it does: checks that `compatibility`, when present, has 1 to 500 characters.\n\nWhy: the spec's limit.\n\nExample: `compatibility: \"\"`.";
-    INVALID_FIELD_TYPE = "SK502" "invalid-field-type" Error
+    INVALID_FIELD_TYPE = "SK502" "invalid-field-type" Error Validate No All
         "a frontmatter value has the wrong type"
         "What it does: checks the type of each known key's value (`license` is text, `metadata` a mapping, `paths` a string or list, …).\n\nWhy: agents drop or reject values of the wrong type.\n\nExample: `license: [MIT]`.";
-    INVALID_FIELD_VALUE = "SK503" "invalid-field-value" Error
+    INVALID_FIELD_VALUE = "SK503" "invalid-field-value" Error Validate No All
         "a frontmatter value is not one the key accepts"
         "What it does: checks values with a fixed set of choices (`context: fork`, `effort`, `shell`, booleans) under claude-code.\n\nWhy: Claude Code ignores an invalid value, so the setting silently does nothing.\n\nExample: `context: forked`.";
-    METADATA_VALUE = "SK504" "metadata-value" Error
+    METADATA_VALUE = "SK504" "metadata-value" Error Validate No All
         "a `metadata` value is not a string"
         "What it does: checks that `metadata` maps string keys to string values. A nested mapping or list is an error; a number or boolean is a warning.\n\nWhy: the spec says string to string; strict clients (Go `map[string]string`) reject the skill, and `version: 1.10` becomes the number 1.1.\n\nExample: `metadata: {version: 1.0}` (quote it: `version: \"1.0\"`).";
-    DUPLICATE_NAME = "SK601" "duplicate-name" Error
+    ALLOWED_TOOLS_TOO_BROAD = "SK505" "allowed-tools-too-broad" Warning Lint No All
+        "`allowed-tools` pre-approves every command"
+        "What it does: flags a bare `Bash`, `Bash(*)`, `Bash(*:*)` or `*` in `allowed-tools`.\n\nWhy: `allowed-tools` runs those tools without asking. A bare `Bash` lets the skill run any command; grant the commands it needs, such as `Bash(python3 ${CLAUDE_SKILL_DIR}/scripts/run.py:*)`.\n\nExample: `allowed-tools: Bash Read`.";
+    UNKNOWN_TOOL = "SK506" "unknown-tool" Warning Lint No ClaudeCode
+        "`allowed-tools` names a tool Claude Code does not have"
+        "What it does: under claude-code targets, checks each tool name against Claude Code's tools (Bash, Read, Write, Edit, Glob, Grep, WebFetch, …) and MCP tools (`mcp__server__tool`).\n\nWhy: a misspelt tool is silently ignored, so the permission the skill expects is never granted.\n\nExample: `allowed-tools: Bash(git:*) ReadFile` (did you mean `Read`?).";
+    ALLOWED_TOOLS_FORMAT = "SK507" "allowed-tools-format" Warning Lint Safe All
+        "`allowed-tools` is a list or comma-separated, not space-separated"
+        "What it does: flags `allowed-tools` written as a YAML list or with commas.\n\nWhy: the spec defines a space-separated string; Claude Code accepts all three forms but skills-ref and strict clients do not (agentskills/agentskills#65).\n\nExample: `allowed-tools: [Read, Write]` (fix: `allowed-tools: Read Write`).";
+    INLINE_SHELL_NOT_ALLOWED = "SK508" "inline-shell-not-allowed" Error Lint No ClaudeCode
+        "inline shell that Claude Code will refuse to run"
+        "What it does: under claude-code targets, finds `!`command`` (at the start of a line or after a space) and ```` ```! ```` blocks whose command is neither read-only (`echo`, `cat`, `ls`, `git status`, …) nor covered by a `Bash(…)` rule in `allowed-tools`.\n\nWhy: Claude Code runs these before the model sees the skill; when one is not allowed, the whole invocation aborts with \"Shell command permission check failed\" (captures §8). `!` glued to a word is literal text and is not flagged.\n\nExample: `` !`touch marker` `` without `allowed-tools: Bash(touch:*)`.";
+    ARGUMENTS_WITHOUT_HINT = "SK509" "arguments-without-hint" Warning Lint No ClaudeCode
+        "the body uses arguments but `argument-hint` is missing"
+        "What it does: finds `$ARGUMENTS`, `$ARGUMENTS[N]` and `$N` (outside `${…}`) when the frontmatter has no `argument-hint`.\n\nWhy: Claude Code substitutes them with what the user typed after `/skill`; without a hint nobody knows what to type. Note that `$1` in a shell example is substituted too.\n\nExample: `Summarise $ARGUMENTS` with no `argument-hint: [file]`.";
+    UNUSED_ARGUMENT = "SK510" "unused-argument" Warning Lint No ClaudeCode
+        "an argument declared in `arguments` is never used"
+        "What it does: checks that each name in `arguments` appears as `$name` in the body.\n\nWhy: Claude Code substitutes `$name` with the matching word the user typed; an unused name shifts nothing but misleads.\n\nExample: `arguments: [file, mode]` with only `$file` in the body.";
+    UNDECLARED_ARGUMENT = "SK511" "undeclared-argument" Warning Lint No ClaudeCode
+        "the body uses a named argument that `arguments` does not declare"
+        "What it does: when `arguments` is set, flags `$word` placeholders that look like argument names but are not declared.\n\nWhy: Claude Code leaves them as literal text.\n\nExample: `arguments: [file]` and `$fiel` in the body.";
+    NOT_INVOCABLE = "SK512" "not-invocable" Warning Lint No All
+        "nobody can invoke the skill"
+        "What it does: flags `disable-model-invocation: true` together with `user-invocable: false`.\n\nWhy: the model may not use it and the user cannot type it; the skill can never run.\n\nExample: both keys set in a skill meant to be hidden from the menu.";
+    INVALID_PATHS_GLOB = "SK513" "invalid-paths-glob" Warning Lint No All
+        "a `paths` glob that does not compile"
+        "What it does: compiles each `paths` pattern as a glob.\n\nWhy: Claude Code lists a `paths` skill only after the model reads a matching file; a broken pattern matches nothing, so the skill never appears.\n\nExample: `paths: src/**/*.{py`.";
+    DUPLICATE_NAME = "SK601" "duplicate-name" Error Validate No All
         "two skills have the same name"
         "What it does: compares the names of all checked skills.\n\nWhy: agents identify skills by name; when two collide one of them is dropped or shadowed.\n\nExample: `skills/pdf/SKILL.md` and `.claude/skills/pdf/SKILL.md` both named `pdf`.";
+    SIMILAR_DESCRIPTIONS = "SK602" "similar-descriptions" Warning Lint No All
+        "two skills have nearly the same description"
+        "What it does: compares the descriptions of all checked skills (word 3-gram MinHash, then exact Jaccard similarity of at least 0.8) and reports each skill's closest match.\n\nWhy: the model chooses by description; when two read alike it cannot tell which to use.\n\nExample: two skills both described as \"Formats release notes. Use when the user asks for a changelog.\"";
+    LISTING_OVER_BUDGET = "SK603" "listing-over-budget" Warning Lint No ClaudeCode
+        "the skills' listing is over Claude Code's budget"
+        "What it does: under claude-code targets, builds the skill listing for the checked skills as Claude Code does and compares it with the listing budget at `--context-window` (default 200,000 tokens): window × 4 characters per token × 1% for windows up to 200,000 (the \"legacy\" models), × 3 above, less the 6,040 columns Claude Code's own bundled skills take. Claude Code 2.1.332 drops whole descriptions; 2.1.88 shortens every description to an equal share. Names the skills affected.\n\nWhy: a skill whose description is dropped is listed by name only, and the model rarely picks it.\n\nExample: 150 skills with 300-character descriptions at a 200,000-token window.";
+    SECRET_FILE = "SK701" "secret-file" Error Lint No All
+        "a file that looks like a secret"
+        "What it does: flags files named like credentials: `.env` and `.env.*`, `*.pem`, `*.key`, `*.p12`, `*.pfx`, `id_rsa`, `id_ed25519` and similar, `.npmrc`, `.pypirc`, `credentials.json`.\n\nWhy: everything in the folder ships with the skill; a leaked key is public the moment the skill is shared.\n\nExample: `my-skill/.env`.";
+    SECRET_IN_CONTENT = "SK702" "secret-in-content" Error Lint No All
+        "text that looks like an API key or private key"
+        "What it does: scans SKILL.md and the skill's text files for AWS access keys, GitHub and Anthropic tokens, OpenAI and Google API keys, Slack tokens and private-key blocks.\n\nWhy: skills are shared and published; a key in one is leaked. Read secrets from the environment instead.\n\nExample: `export ANTHROPIC_API_KEY=sk-ant-api03-…` in SKILL.md.";
 }
 
 /// Looks a rule up by code (`SK105`, any case) or kebab name (`name-not-lowercase`).

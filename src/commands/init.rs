@@ -256,6 +256,7 @@ fn passes_validation(
     let report = Report {
         checked: &checked,
         root: cwd,
+        kind: crate::check::rule::Kind::Validate,
     };
     output::print(Format::Human, &report, printer)?;
     if checked.iter().all(Checked::is_valid) {

@@ -1,6 +1,8 @@
 //! The command line: one module per subcommand, each with its clap arguments next to its `run`.
 
 pub mod init;
+pub mod lint;
+pub mod rule;
 pub mod validate;
 
 use clap::{Parser, Subcommand};
@@ -39,6 +41,8 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     Init(init::InitArgs),
+    Lint(lint::LintArgs),
+    Rule(rule::RuleArgs),
     Validate(validate::ValidateArgs),
 }
 
@@ -76,6 +80,8 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
     let printer = Printer::new(cli.color);
     match cli.command {
         Command::Init(args) => init::run(args, printer),
+        Command::Lint(args) => lint::run(args, printer),
+        Command::Rule(args) => rule::run(args, printer),
         Command::Validate(args) => validate::run(args, printer),
     }
 }

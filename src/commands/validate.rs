@@ -122,6 +122,7 @@ pub fn run(args: ValidateArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
     let report = Report {
         checked: &checked,
         root: output::repo_root(&cwd),
+        kind: crate::check::rule::Kind::Validate,
     };
     output::print(args.format, &report, printer)?;
 

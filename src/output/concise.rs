@@ -6,13 +6,13 @@ use super::Report;
 
 pub(super) fn print(report: &Report<'_>, out: &mut dyn Write) -> io::Result<()> {
     for item in report.checked {
-        let path = item.skill.path.display();
-        let source = item.skill.display_source();
         for diagnostic in &item.diagnostics {
+            let path = item.path_of(diagnostic);
+            let path = path.display();
             let code = diagnostic.rule.code;
             let severity = diagnostic.severity.as_str();
             let message = diagnostic.message.replace('\n', " ");
-            match diagnostic.location(source) {
+            match item.location_of(diagnostic) {
                 Some(at) => writeln!(
                     out,
                     "{path}:{}:{}: {code} {severity}: {message}",

@@ -10,15 +10,14 @@ use crate::check::rule::Severity;
 
 pub(super) fn print(report: &Report<'_>, out: &mut dyn Write) -> io::Result<()> {
     for item in report.checked {
-        let file = report.repo_relative(&item.skill.path);
-        let source = item.skill.display_source();
         for diagnostic in &item.diagnostics {
+            let file = report.repo_relative(&item.path_of(diagnostic));
             let command = match diagnostic.severity {
                 Severity::Error => "error",
                 Severity::Warning => "warning",
             };
             let mut properties = vec![format!("file={}", escape_property(&file))];
-            if let Some(at) = diagnostic.location(source) {
+            if let Some(at) = item.location_of(diagnostic) {
                 properties.push(format!("line={}", at.start.line));
                 properties.push(format!("endLine={}", at.end.line));
                 if at.start.line == at.end.line {

@@ -8,6 +8,7 @@ use annotate_snippets::{AnnotationKind, Group, Level, Origin, Renderer, Snippet}
 use super::{Report, Summary};
 use crate::check::Checked;
 use crate::check::diagnostic::Diagnostic;
+use crate::check::fix::Applicability;
 use crate::check::rule::Severity;
 use crate::check::target::Target;
 use crate::skill::text::SourceText;
@@ -45,18 +46,32 @@ fn render(
             .collect();
         title = format!("{title} [{}]", names.join(", "));
     }
-    let path = item.skill.path.display().to_string();
+    let path = item.path_of(diagnostic).display().to_string();
     let source = item.skill.display_source();
     let title = level.primary_title(title).id(diagnostic.rule.code);
-    let mut group: Group<'_> = match &diagnostic.span {
-        Some(span) => title.element(snippet(source, &path, span, diagnostic)),
-        None => title.element(Origin::path(path)),
+    let mut group: Group<'_> = match (&diagnostic.span, &diagnostic.file) {
+        (Some(span), _) => title.element(snippet(source, &path, span, diagnostic)),
+        (None, Some(file)) => match file.line {
+            Some(line) => title.element(Origin::path(path).line(line)),
+            None => title.element(Origin::path(path)),
+        },
+        (None, None) => title.element(Origin::path(path)),
     };
     if let Some(note) = &diagnostic.note {
         group = group.element(Level::NOTE.message(note.as_str()));
     }
+    if let Some(source) = &diagnostic.level_source {
+        group = group.element(Level::NOTE.message(source.as_str()));
+    }
     if let Some(help) = &diagnostic.help {
         group = group.element(Level::HELP.message(help.as_str()));
+    }
+    if let Some(fix) = &diagnostic.fix {
+        let how = match fix.applicability {
+            Applicability::Safe => "`skillpkg lint --fix`",
+            Applicability::Unsafe => "`skillpkg lint --fix --unsafe-fixes`",
+        };
+        group = group.element(Level::HELP.message(format!("{how} can {}", fix.message)));
     }
     renderer.render(&[group])
 }
@@ -118,8 +133,12 @@ pub(super) fn print_summary(report: &Report<'_>, out: &mut dyn Write) -> io::Res
         .iter()
         .map(|target| target.name())
         .collect();
+    let verb = match report.kind {
+        crate::check::rule::Kind::Validate => "Checked",
+        crate::check::rule::Kind::Lint => "Linted",
+    };
     let checked = format!(
-        "Checked {skills} {} against {}",
+        "{verb} {skills} {} against {}",
         plural(skills, "skill", "skills"),
         targets.join(", ")
     );
@@ -149,7 +168,21 @@ pub(super) fn print_summary(report: &Report<'_>, out: &mut dyn Write) -> io::Res
     } else {
         format!("{valid} valid, {invalid} with errors")
     };
-    writeln!(out, "{style}{checked}: {verdict} ({counts}).{style:#}")
+    let fixable = report
+        .checked
+        .iter()
+        .flat_map(|item| &item.diagnostics)
+        .filter(|diagnostic| diagnostic.fix.is_some())
+        .count();
+    let fixable = if report.kind == crate::check::rule::Kind::Lint && fixable > 0 {
+        format!(" {fixable} fixable with `skillpkg lint --fix` (some may need `--unsafe-fixes`).")
+    } else {
+        String::new()
+    };
+    writeln!(
+        out,
+        "{style}{checked}: {verdict} ({counts}).{style:#}{fixable}"
+    )
 }
 
 fn plural<'a>(count: usize, one: &'a str, many: &'a str) -> &'a str {

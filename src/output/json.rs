@@ -6,12 +6,18 @@
 //!   "skills": [ { "path", "file", "name", "targets", "valid", "errors", "warnings",
 //!                 "diagnostics": [ { "code", "name", "severity", "message", "file",
 //!                                    "line", "column", "end_line", "end_column",
-//!                                    "label", "help", "note", "related", "targets" } ] } ],
+//!                                    "label", "help", "note", "related", "targets",
+//!                                    "level_source" (only when configuration set the level),
+//!                                    "fix": null | { "applicability", "message",
+//!                                             "edits": [ { "line", "column", "end_line",
+//!                                                          "end_column", "text" } ] } } ] } ],
 //!   "summary": { "skills", "valid", "invalid", "errors", "warnings" } }
 //! ```
 //!
 //! Lines and columns are 1-based; columns count Unicode scalar values; `end_column` is
-//! exclusive. A finding about the whole file has `null` positions.
+//! exclusive. A finding about the whole file has `null` positions. `file` is the file a finding
+//! is about: the skill's SKILL.md, or another of its files (then `column` is 1, or `null` with
+//! `line` when it is about the whole file).
 
 use std::io::{self, Write};
 
@@ -20,6 +26,7 @@ use serde::Serialize;
 use super::{Report, Summary};
 use crate::check::Checked;
 use crate::check::diagnostic::{Diagnostic, Location};
+use crate::check::fix::Applicability;
 use crate::check::rule::Severity;
 use crate::check::target::Target;
 use crate::skill::text::SourceText;
@@ -69,6 +76,25 @@ struct DiagnosticJson<'a> {
     note: Option<&'a str>,
     related: Vec<RelatedJson<'a>>,
     targets: &'a [Target],
+    fix: Option<FixJson<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    level_source: Option<&'a str>,
+}
+
+#[derive(Serialize)]
+struct FixJson<'a> {
+    applicability: Applicability,
+    message: &'a str,
+    edits: Vec<EditJson<'a>>,
+}
+
+#[derive(Serialize)]
+struct EditJson<'a> {
+    line: usize,
+    column: usize,
+    end_line: usize,
+    end_column: usize,
+    text: &'a str,
 }
 
 #[derive(Serialize)]
@@ -96,7 +122,6 @@ pub(super) fn print(report: &Report<'_>, out: &mut dyn Write) -> io::Result<()> 
 
 fn skill(item: &Checked) -> SkillJson<'_> {
     let file = item.skill.path.display().to_string();
-    let source = item.skill.display_source();
     let name = item
         .skill
         .reading()
@@ -113,24 +138,22 @@ fn skill(item: &Checked) -> SkillJson<'_> {
         diagnostics: item
             .diagnostics
             .iter()
-            .map(|diagnostic| diagnostic_json(diagnostic, &file, source))
+            .map(|diagnostic| diagnostic_json(item, diagnostic))
             .collect(),
         file,
     }
 }
 
-fn diagnostic_json<'a>(
-    diagnostic: &'a Diagnostic,
-    file: &str,
-    source: &SourceText,
-) -> DiagnosticJson<'a> {
-    let location = diagnostic.location(source);
+fn diagnostic_json<'a>(item: &'a Checked, diagnostic: &'a Diagnostic) -> DiagnosticJson<'a> {
+    let source = item.skill.display_source();
+    let location = item.location_of(diagnostic);
+    let file = item.path_of(diagnostic).display().to_string();
     DiagnosticJson {
         code: diagnostic.rule.code,
         name: diagnostic.rule.name,
         severity: diagnostic.severity,
         message: &diagnostic.message,
-        file: file.to_owned(),
+        file,
         line: location.map(|at| at.start.line),
         column: location.map(|at| at.start.column),
         end_line: location.map(|at| at.end.line),
@@ -153,5 +176,28 @@ fn diagnostic_json<'a>(
             })
             .collect(),
         targets: &diagnostic.targets,
+        fix: diagnostic.fix.as_ref().map(|fix| fix_json(fix, source)),
+        level_source: diagnostic.level_source.as_deref(),
+    }
+}
+
+fn fix_json<'a>(fix: &'a crate::check::fix::Fix, source: &SourceText) -> FixJson<'a> {
+    FixJson {
+        applicability: fix.applicability,
+        message: &fix.message,
+        edits: fix
+            .edits
+            .iter()
+            .map(|edit| {
+                let at = Location::of(source, &edit.range);
+                EditJson {
+                    line: at.start.line,
+                    column: at.start.column,
+                    end_line: at.end.line,
+                    end_column: at.end.column,
+                    text: &edit.text,
+                }
+            })
+            .collect(),
     }
 }

@@ -122,6 +122,8 @@ pub struct Report<'a> {
     /// Where repository-relative paths start (SARIF, GitHub annotations): the enclosing git
     /// work tree, or the current directory.
     pub root: PathBuf,
+    /// The rules the command could report: `validate`'s, or all of them for `lint`.
+    pub kind: crate::check::rule::Kind,
 }
 
 impl Report<'_> {

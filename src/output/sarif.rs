@@ -14,7 +14,12 @@ use super::Report;
 use crate::check::rule::{self, Severity};
 
 pub(super) fn print(report: &Report<'_>, out: &mut dyn Write) -> io::Result<()> {
-    let rules: Vec<Value> = rule::ALL
+    let known: Vec<&rule::Rule> = rule::ALL
+        .iter()
+        .copied()
+        .filter(|rule| report.kind == rule::Kind::Lint || rule.kind == rule::Kind::Validate)
+        .collect();
+    let rules: Vec<Value> = known
         .iter()
         .map(|rule| {
             json!({
@@ -29,14 +34,13 @@ pub(super) fn print(report: &Report<'_>, out: &mut dyn Write) -> io::Result<()> 
         .collect();
     let mut results = Vec::new();
     for item in report.checked {
-        let uri = percent_encode(&report.repo_relative(&item.skill.path));
-        let source = item.skill.display_source();
         for diagnostic in &item.diagnostics {
-            let rule_index = rule::ALL
+            let uri = percent_encode(&report.repo_relative(&item.path_of(diagnostic)));
+            let rule_index = known
                 .iter()
                 .position(|rule| std::ptr::eq(*rule, diagnostic.rule))
                 .unwrap_or_default();
-            let region = match diagnostic.location(source) {
+            let region = match item.location_of(diagnostic) {
                 Some(at) => json!({
                     "startLine": at.start.line,
                     "startColumn": at.start.column,

@@ -69,11 +69,22 @@ pub struct Found {
     pub config_dirs: HashSet<PathBuf>,
     /// Errors met on the way (unreadable folders and the like); the walk goes on past them.
     pub errors: Vec<DiscoverError>,
+    /// Every other file and symlink seen, when asked for ([`walk_with_files`]); unsorted.
+    pub files: Vec<PathBuf>,
 }
 
 /// Walks `paths` on `threads` threads and returns every skill file (sorted by path) and every
 /// folder holding a `skillpkg.toml`.
 pub fn walk(paths: &[PathBuf], threads: usize) -> Found {
+    walk_inner(paths, threads, false)
+}
+
+/// [`walk`], also collecting every other file it passes (what `lint` checks besides SKILL.md).
+pub fn walk_with_files(paths: &[PathBuf], threads: usize) -> Found {
+    walk_inner(paths, threads, true)
+}
+
+fn walk_inner(paths: &[PathBuf], threads: usize, files: bool) -> Found {
     let Some((first, rest)) = paths.split_first() else {
         return Found::default();
     };
@@ -101,17 +112,19 @@ pub fn walk(paths: &[PathBuf], threads: usize) -> Found {
     let sink = Mutex::new(Found::default());
     builder
         .build_parallel()
-        .visit(&mut VisitorBuilder { sink: &sink });
+        .visit(&mut VisitorBuilder { sink: &sink, files });
     let mut found = sink.into_inner().unwrap_or_else(PoisonError::into_inner);
     found.skills = found.skills.into_iter().map(tidy).collect();
     found.skills.sort();
     found.config_dirs = found.config_dirs.into_iter().map(tidy).collect();
+    found.files = found.files.into_iter().map(tidy).collect();
     found
 }
 
 /// Makes one [`Visitor`] per walker thread.
 struct VisitorBuilder<'a> {
     sink: &'a Mutex<Found>,
+    files: bool,
 }
 
 impl<'s> ParallelVisitorBuilder<'s> for VisitorBuilder<'s> {
@@ -119,6 +132,7 @@ impl<'s> ParallelVisitorBuilder<'s> for VisitorBuilder<'s> {
         Box::new(Visitor {
             sink: self.sink,
             found: Found::default(),
+            files: self.files,
         })
     }
 }
@@ -127,6 +141,7 @@ impl<'s> ParallelVisitorBuilder<'s> for VisitorBuilder<'s> {
 struct Visitor<'a> {
     sink: &'a Mutex<Found>,
     found: Found,
+    files: bool,
 }
 
 impl ParallelVisitor for Visitor<'_> {
@@ -138,9 +153,14 @@ impl ParallelVisitor for Visitor<'_> {
                 }
                 if is_skill_file(entry.path()) {
                     self.found.skills.push(entry.into_path());
-                } else if entry.file_name() == CONFIG_FILE {
-                    let dir = entry.path().parent().unwrap_or(Path::new("."));
-                    self.found.config_dirs.insert(dir.to_path_buf());
+                } else {
+                    if entry.file_name() == CONFIG_FILE {
+                        let dir = entry.path().parent().unwrap_or(Path::new("."));
+                        self.found.config_dirs.insert(dir.to_path_buf());
+                    }
+                    if self.files {
+                        self.found.files.push(entry.into_path());
+                    }
                 }
             }
             Err(error) => self.found.errors.push(DiscoverError::Walk(error)),
@@ -153,6 +173,7 @@ impl Drop for Visitor<'_> {
     fn drop(&mut self) {
         let mut sink = self.sink.lock().unwrap_or_else(PoisonError::into_inner);
         sink.skills.append(&mut self.found.skills);
+        sink.files.append(&mut self.found.files);
         sink.config_dirs.extend(self.found.config_dirs.drain());
         sink.errors.append(&mut self.found.errors);
     }

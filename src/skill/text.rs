@@ -143,6 +143,17 @@ impl SourceText {
         offset + self.removed_before(offset) + if self.bom { BOM.len() } else { 0 }
     }
 
+    /// Where an edit at `offset` in the normalised text goes in the original file: before the
+    /// `\r` of a `\r\n` that the `\n` at `offset` replaced, so an edit never splits the pair.
+    pub fn original_edit_offset(&self, offset: usize) -> usize {
+        offset + self.crlf.partition_point(|&at| at < offset) + if self.bom { BOM.len() } else { 0 }
+    }
+
+    /// Whether the file had `\r\n` line endings; text inserted by a fix should use them too.
+    pub fn uses_crlf(&self) -> bool {
+        !self.crlf.is_empty()
+    }
+
     /// Line and column of a byte offset in the normalised text.
     pub fn position(&self, offset: usize) -> Position {
         let offset = self.floor_char_boundary(offset.min(self.text.len()));

@@ -195,7 +195,7 @@ fn is_plain_safe(text: &str) -> bool {
 /// Whether some YAML parser would read the plain scalar `text` as something other than a
 /// string: the 1.2 core schema's nulls, booleans and numbers, 1.1's `yes`/`no`/`on`/`off`/`y`/`n`,
 /// and anything number-like (dates, `1:30`, `1_000`, versions such as `1.0`).
-fn is_ambiguous_plain(text: &str) -> bool {
+pub fn is_ambiguous_plain(text: &str) -> bool {
     if resolve_plain(text) != Resolved::Str {
         return true;
     }

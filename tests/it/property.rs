@@ -16,6 +16,7 @@ fn exercise(bytes: Vec<u8>) {
     let report = Report {
         checked: &checked,
         root: PathBuf::from("/"),
+        kind: skillpkg::check::rule::Kind::Lint,
     };
     for format in [
         Format::Human,

@@ -5,6 +5,7 @@ use std::ops::Range;
 
 use super::{fallback_tail, yaml_quote};
 use crate::check::diagnostic::Diagnostic;
+use crate::check::fix::{Applicability, Fix};
 use crate::check::rule::{
     DUPLICATE_KEY, EMPTY_FRONTMATTER, FRONTMATTER_CUT, FRONTMATTER_NOT_MAPPING,
     MISSING_FRONTMATTER, STRICT_YAML, Severity, TAB_INDENTATION, UNCLOSED_FRONTMATTER, YAML_SYNTAX,
@@ -338,9 +339,10 @@ fn yaml_error(
                     .help("close it, or quote the value if it is text");
             }
             match unquoted_colon_fix(text, at) {
-                Some(fix) => diagnostic
+                Some((line, range, quoted)) => diagnostic
                     .note("a `: ` inside an unquoted value starts a new key")
-                    .help(format!("quote the value: `{fix}`")),
+                    .help(format!("quote the value: `{line}`"))
+                    .fix(Fix::replace(Applicability::Safe, "quote the value", range, quoted)),
                 None => diagnostic,
             }
         }
@@ -398,8 +400,9 @@ fn unclosed_bracket(text: &str, yaml_start: usize, error_at: usize) -> Option<us
     open.last().copied().filter(|&at| at < error_line_start)
 }
 
-/// For a syntax error at a `:` inside a plain value, the line with the value quoted.
-fn unquoted_colon_fix(text: &str, at: usize) -> Option<String> {
+/// For a syntax error at a `:` inside a plain value: the line with the value quoted, the value's
+/// range and its quoted form.
+fn unquoted_colon_fix(text: &str, at: usize) -> Option<(String, Range<usize>, String)> {
     if text.as_bytes().get(at) != Some(&b':') {
         return None;
     }
@@ -416,7 +419,14 @@ fn unquoted_colon_fix(text: &str, at: usize) -> Option<String> {
         return None;
     }
     let value = value.split(" #").next().unwrap_or(value).trim_end();
-    Some(format!("{key}: {}", yaml_quote(value)))
+    let after_key = line_start + key.len() + 2;
+    let start = after_key + text[after_key..].find(value)?;
+    let quoted = yaml_quote(value);
+    Some((
+        format!("{key}: {quoted}"),
+        start..start + value.len(),
+        quoted,
+    ))
 }
 
 /// Under skills-ref: flow collections, anchors, aliases and tags, which strictyaml refuses.
@@ -586,10 +596,10 @@ mod tests {
     fn unquoted_colon_fix_quotes_the_value() {
         let text = "description: Use when: the \"user\" asks\n";
         let at = text.find(": the").unwrap();
-        assert_eq!(
-            unquoted_colon_fix(text, at).unwrap(),
-            r#"description: "Use when: the \"user\" asks""#
-        );
+        let (line, range, quoted) = unquoted_colon_fix(text, at).unwrap();
+        assert_eq!(line, r#"description: "Use when: the \"user\" asks""#);
+        assert_eq!(&text[range], r#"Use when: the "user" asks"#);
+        assert_eq!(quoted, r#""Use when: the \"user\" asks""#);
     }
 
     #[test]

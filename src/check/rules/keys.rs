@@ -2,12 +2,50 @@
 
 use super::Context;
 use crate::check::diagnostic::Diagnostic;
+use crate::check::fix::{Edit, Fix};
 use crate::check::rule::{CLIENT_SPECIFIC_KEY, UNKNOWN_KEY};
 use crate::check::target::Family;
 use crate::skill::model::{KNOWN_KEYS, KeyOrigin, known_key};
+use crate::skill::yaml::Style;
 
 const SPEC_KEYS_NOTE: &str =
     "the spec allows only name, description, license, compatibility, metadata and allowed-tools";
+
+/// The unsafe fix for `when_to_use` outside Claude Code: append it to `description` and remove
+/// the key. Only for one-line descriptions, whose value can be replaced as a whole.
+fn merge_when_to_use(cx: &Context<'_>) -> Option<Fix> {
+    let description = cx.doc.description.as_ref()?;
+    let when = cx.doc.when_to_use.as_ref()?;
+    let (Ok(text), Ok(extra)) = (&description.value, &when.value) else {
+        return None;
+    };
+    let scalar = cx.yaml.scalar(description.node)?;
+    let source = cx.source.text();
+    if matches!(scalar.style, Style::Literal | Style::Folded)
+        || source[description.span.clone()].contains('\n')
+        || description.span.is_empty()
+    {
+        return None;
+    }
+    let merged = format!("{} {}", text.trim(), extra.trim());
+    let line_start = source[..when.key.start].rfind('\n').map_or(0, |at| at + 1);
+    let line_end = source[when.span.end.max(when.key.end)..]
+        .find('\n')
+        .map_or(source.len(), |at| when.span.end.max(when.key.end) + at + 1);
+    Some(Fix::unsafe_(
+        "merge `when_to_use` into `description`",
+        vec![
+            Edit {
+                range: description.span.clone(),
+                text: crate::skill::yaml::scalar(&merged),
+            },
+            Edit {
+                range: line_start..line_end,
+                text: String::new(),
+            },
+        ],
+    ))
+}
 
 pub(super) fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     for (key, _) in &cx.doc.entries {
@@ -45,7 +83,14 @@ pub(super) fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
                     },
                     Family::ClaudeCode { modern: true } => continue,
                 };
-                out.push(diagnostic.at(key.span.clone()).label("not a spec key"));
+                let mut diagnostic = diagnostic.at(key.span.clone()).label("not a spec key");
+                if key.value == "when_to_use"
+                    && !cx.target.is_claude_code()
+                    && let Some(fix) = merge_when_to_use(cx)
+                {
+                    diagnostic = diagnostic.fix(fix);
+                }
+                out.push(diagnostic);
             }
             None => {
                 let mut diagnostic = if cx.target.is_claude_code() {

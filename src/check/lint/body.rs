@@ -1,0 +1,361 @@
+//! Lint rules about the body: length, paths written in it, inline shell.
+
+use super::LintContext;
+use crate::check::diagnostic::Diagnostic;
+use crate::check::fix::{Applicability, Fix};
+use crate::check::rule::{
+    ABSOLUTE_PATH, BACKSLASH_PATH, BODY_TOO_LONG, BODY_TOO_MANY_TOKENS, INLINE_SHELL_NOT_ALLOWED,
+    LEGACY_BASE_DIR,
+};
+use crate::check::target::Target;
+use crate::skill::model::ToolList;
+
+/// The spec's recommended maximum body length.
+pub const MAX_BODY_LINES: usize = 500;
+/// The spec's recommended maximum body size, in estimated tokens.
+pub const MAX_BODY_TOKENS: usize = 5_000;
+
+/// Commands Claude Code runs without an `allowed-tools` rule because they only read (captures §8
+/// shows `echo`; the others are Claude Code's read-only command set).
+const READ_ONLY: &[&str] = &[
+    "echo", "cat", "ls", "pwd", "head", "tail", "wc", "date", "whoami", "which", "grep", "rg",
+    "find", "tree", "file", "stat", "du", "df", "uname", "env", "printenv", "basename", "dirname",
+    "realpath", "sort", "uniq", "cut", "diff", "true", "false", "test", "jq",
+];
+
+/// Read-only `git` subcommands.
+const READ_ONLY_GIT: &[&str] = &[
+    "status",
+    "log",
+    "diff",
+    "show",
+    "branch",
+    "rev-parse",
+    "describe",
+    "tag",
+    "remote",
+    "ls-files",
+    "blame",
+    "config",
+];
+
+/// Estimated tokens: one per 4 ASCII bytes, one per non-ASCII character.
+pub fn estimate_tokens(text: &str) -> usize {
+    let (ascii, other) = text.chars().fold((0usize, 0usize), |(ascii, other), c| {
+        if c.is_ascii() {
+            (ascii + 1, other)
+        } else {
+            (ascii, other + 1)
+        }
+    });
+    ascii.div_ceil(4) + other
+}
+
+pub(super) fn check(cx: &LintContext<'_>, out: &mut Vec<Diagnostic>) {
+    let body = cx.body();
+    let lines = body.lines().count();
+    if lines > MAX_BODY_LINES {
+        let start_line = cx.source.position(cx.body_start).line;
+        let range = cx.source.line_range(start_line + MAX_BODY_LINES);
+        out.push(
+            Diagnostic::warning(
+                &BODY_TOO_LONG,
+                format!("the body is {lines} lines long; keep it under {MAX_BODY_LINES}"),
+            )
+            .at(range)
+            .label(format!("line {} of the body", MAX_BODY_LINES + 1))
+            .note("the whole body enters the context each time the skill runs")
+            .help("move details into files under references/ and say when to read each"),
+        );
+    }
+    let tokens = estimate_tokens(body);
+    if tokens > MAX_BODY_TOKENS {
+        let first = cx.source.position(cx.body_start).line;
+        out.push(
+            Diagnostic::warning(
+                &BODY_TOO_MANY_TOKENS,
+                format!("the body is about {tokens} tokens; the spec recommends under {MAX_BODY_TOKENS}"),
+            )
+            .at(cx.source.line_range(first))
+            .label("the body starts here")
+            .note("estimated as one token per 4 ASCII characters plus one per other character; Claude's tokenizer is not public")
+            .help("move details into files under references/ and say when to read each"),
+        );
+    }
+    let text = cx.text();
+    absolute_paths(text, out);
+    backslash_paths(text, out);
+    for (at, _) in text.match_indices("{baseDir}") {
+        let (start, replaced) = if at > 0 && text.as_bytes()[at - 1] == b'$' {
+            (at - 1, "${baseDir}")
+        } else {
+            (at, "{baseDir}")
+        };
+        let range = start..at + "{baseDir}".len();
+        out.push(
+            Diagnostic::warning(
+                &LEGACY_BASE_DIR,
+                format!("`{replaced}` is a legacy placeholder no agent substitutes"),
+            )
+            .at(range.clone())
+            .note("Claude Code substitutes `${CLAUDE_SKILL_DIR}` with the skill's folder")
+            .fix(Fix::replace(
+                Applicability::Safe,
+                "replace it with `${CLAUDE_SKILL_DIR}`",
+                range,
+                "${CLAUDE_SKILL_DIR}",
+            )),
+        );
+    }
+}
+
+fn absolute_paths(text: &str, out: &mut Vec<Diagnostic>) {
+    let bytes = text.as_bytes();
+    for prefix in ["/home/", "/Users/", "/root/"] {
+        for (at, _) in text.match_indices(prefix) {
+            let before = at.checked_sub(1).map(|i| bytes[i]);
+            if before.is_some_and(|b| {
+                b.is_ascii_alphanumeric() || matches!(b, b'/' | b'.' | b'~' | b'}' | b'_' | b'-')
+            }) {
+                continue;
+            }
+            let end = trim_punctuation(text, at, path_end(text, at));
+            out.push(absolute(at..end, &text[at..end]));
+        }
+    }
+    // `C:\…` and `C:/Users/…`
+    for (at, _) in text
+        .match_indices(":\\")
+        .chain(text.match_indices(":/Users/"))
+    {
+        if at == 0 || !bytes[at - 1].is_ascii_alphabetic() {
+            continue;
+        }
+        if at >= 2 && (bytes[at - 2].is_ascii_alphanumeric()) {
+            continue;
+        }
+        let start = at - 1;
+        let end = trim_punctuation(text, start, path_end(text, start));
+        out.push(absolute(start..end, &text[start..end]));
+    }
+}
+
+fn trim_punctuation(text: &str, start: usize, end: usize) -> usize {
+    start
+        + text[start..end]
+            .trim_end_matches(['.', ',', ';', ':'])
+            .len()
+}
+
+fn absolute(range: std::ops::Range<usize>, path: &str) -> Diagnostic {
+    Diagnostic::warning(
+        &ABSOLUTE_PATH,
+        format!("`{path}` is an absolute path on one machine"),
+    )
+    .at(range)
+    .help("use a path relative to the skill folder, or `${CLAUDE_SKILL_DIR}/…`")
+}
+
+/// The end of a path that starts at `start`: up to whitespace, a quote, a backtick or `)`.
+fn path_end(text: &str, start: usize) -> usize {
+    text[start..]
+        .find(|c: char| c.is_whitespace() || matches!(c, '`' | '"' | '\'' | ')' | '>' | '<' | '|'))
+        .map_or(text.len(), |len| start + len)
+        .max(start)
+}
+
+fn backslash_paths(text: &str, out: &mut Vec<Diagnostic>) {
+    let bytes = text.as_bytes();
+    for folder in ["scripts\\", "references\\", "assets\\"] {
+        for (at, _) in text.match_indices(folder) {
+            if at > 0 && (bytes[at - 1].is_ascii_alphanumeric() || bytes[at - 1] == b'_') {
+                continue;
+            }
+            let end = path_end(text, at);
+            let path = text[at..end].trim_end_matches(['.', ',', ';', ':']);
+            if path.len() <= folder.len() {
+                continue;
+            }
+            let range = at..at + path.len();
+            let fixed = path.replace('\\', "/");
+            out.push(
+                Diagnostic::warning(&BACKSLASH_PATH, format!("`{path}` uses backslashes"))
+                    .at(range.clone())
+                    .note("agents run commands in POSIX shells, where `\\` is an escape; `/` works everywhere")
+                    .fix(Fix::replace(Applicability::Safe, format!("write `{fixed}`"), range, fixed)),
+            );
+        }
+    }
+}
+
+/// Claude Code only: inline shell commands that would abort the invocation.
+pub(super) fn check_claude_code(cx: &LintContext<'_>, _target: Target, out: &mut Vec<Diagnostic>) {
+    let allowed = allowed_bash_rules(cx);
+    for (range, command) in inline_commands(cx) {
+        if command_allowed(&command, &allowed) {
+            continue;
+        }
+        let first = command.split_whitespace().next().unwrap_or_default();
+        out.push(
+            Diagnostic::error(
+                &INLINE_SHELL_NOT_ALLOWED,
+                format!("Claude Code will refuse to run `{}` and abort the skill", command.trim()),
+            )
+            .at(range)
+            .note("inline shell runs before the model sees the skill; a command that is not read-only needs a `Bash(…)` rule in `allowed-tools`, or the whole invocation fails with \"Shell command permission check failed\"")
+            .help(format!("add `Bash({first}:*)` to `allowed-tools`")),
+        );
+    }
+}
+
+/// The `Bash(…)` rules in `allowed-tools`, with `${CLAUDE_SKILL_DIR}` left as written.
+fn allowed_bash_rules(cx: &LintContext<'_>) -> Vec<String> {
+    let Some(field) = cx.doc.and_then(|doc| doc.allowed_tools.as_ref()) else {
+        return Vec::new();
+    };
+    let items: Vec<String> = match &field.value {
+        Ok(ToolList::Text(text)) => split_top_level(text),
+        Ok(ToolList::List(items)) => items
+            .iter()
+            .flat_map(|item| split_top_level(&item.value))
+            .collect(),
+        Err(_) => Vec::new(),
+    };
+    items
+        .into_iter()
+        .filter_map(|item| {
+            if item == "Bash" {
+                return Some("*".to_owned());
+            }
+            item.strip_prefix("Bash(")?
+                .strip_suffix(')')
+                .map(str::to_owned)
+        })
+        .collect()
+}
+
+fn split_top_level(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut depth = 0usize;
+    let mut current = String::new();
+    for c in text.chars() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth = depth.saturating_sub(1),
+            c if depth == 0 && (c.is_whitespace() || c == ',') => {
+                if !current.is_empty() {
+                    out.push(std::mem::take(&mut current));
+                }
+                continue;
+            }
+            _ => {}
+        }
+        current.push(c);
+    }
+    if !current.is_empty() {
+        out.push(current);
+    }
+    out
+}
+
+/// Whether every command of a shell line is read-only or matched by an allow rule.
+fn command_allowed(command: &str, rules: &[String]) -> bool {
+    command
+        .split(['\n', ';', '|'])
+        .flat_map(|part| part.split("&&"))
+        .map(str::trim)
+        .filter(|part| !part.is_empty())
+        .all(|part| {
+            let words: Vec<&str> = part.split_whitespace().collect();
+            let first = words.first().copied().unwrap_or_default();
+            if part.contains('>') {
+                // Redirection writes a file.
+                return rule_matches(part, rules);
+            }
+            READ_ONLY.contains(&first)
+                || (first == "git" && words.get(1).is_some_and(|sub| READ_ONLY_GIT.contains(sub)))
+                || rule_matches(part, rules)
+        })
+}
+
+/// Claude Code's `Bash(prefix:*)` and exact `Bash(command)` rules.
+fn rule_matches(command: &str, rules: &[String]) -> bool {
+    rules.iter().any(|rule| {
+        if rule == "*" || rule == "*:*" {
+            return true;
+        }
+        match rule.strip_suffix(":*").or_else(|| rule.strip_suffix('*')) {
+            Some(prefix) => command.starts_with(prefix.trim_end()),
+            None => command == rule,
+        }
+    })
+}
+
+/// Inline commands: `` !`cmd` `` at a line start or after whitespace, and ```` ```! ```` blocks.
+fn inline_commands(cx: &LintContext<'_>) -> Vec<(std::ops::Range<usize>, String)> {
+    let text = cx.text();
+    let body = cx.body_start;
+    let mut out = Vec::new();
+    let mut search = body;
+    while let Some(found) = text[search..].find("```!") {
+        let start = search + found;
+        let after = start + 4;
+        let Some(close) = text[after..].find("```") else {
+            break;
+        };
+        let command = text[after..after + close].trim().to_owned();
+        if !command.is_empty() {
+            out.push((start..after + close + 3, command));
+        }
+        search = after + close + 3;
+    }
+    let bytes = text.as_bytes();
+    for (at, _) in text[body..].match_indices("!`") {
+        let at = body + at;
+        if at > 0 && !(bytes[at - 1] as char).is_whitespace() {
+            continue;
+        }
+        let inner_start = at + 2;
+        let Some(len) = text[inner_start..].find(['`', '\n']) else {
+            continue;
+        };
+        if bytes[inner_start + len] != b'`' || len == 0 {
+            continue;
+        }
+        let command = text[inner_start..inner_start + len].trim().to_owned();
+        if !command.is_empty() && !out.iter().any(|(range, _)| range.contains(&at)) {
+            out.push((at..inner_start + len + 1, command));
+        }
+    }
+    out.sort_by_key(|(range, _)| range.start);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn read_only_commands_and_rules() {
+        let rules = vec![
+            "touch:*".to_owned(),
+            "python3 ${CLAUDE_SKILL_DIR}/scripts/x.py:*".to_owned(),
+        ];
+        assert!(command_allowed("echo hi && git status", &[]));
+        assert!(!command_allowed("touch marker && echo done", &[]));
+        assert!(command_allowed("touch marker && echo done", &rules));
+        assert!(!command_allowed("echo x > file", &[]));
+        assert!(command_allowed(
+            "python3 ${CLAUDE_SKILL_DIR}/scripts/x.py --flag",
+            &rules
+        ));
+        assert!(!command_allowed("git push", &[]));
+    }
+
+    #[test]
+    fn token_estimate() {
+        assert_eq!(estimate_tokens("abcd"), 1);
+        assert_eq!(estimate_tokens("abcde"), 2);
+        assert_eq!(estimate_tokens("漢字"), 2);
+    }
+}

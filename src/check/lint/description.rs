@@ -1,0 +1,310 @@
+//! Lint rules about `description`: does it tell the agent when to use the skill, and does the
+//! agent see all of it?
+
+use super::LintContext;
+use super::listing::{self, CapStyle};
+use crate::check::diagnostic::Diagnostic;
+use crate::check::rule::{
+    DESCRIPTION_MULTILINE, DESCRIPTION_NO_TRIGGER, DESCRIPTION_PERSON, DESCRIPTION_TRUNCATED,
+    DESCRIPTION_VAGUE,
+};
+use crate::check::target::{Family, Target};
+use crate::commands::init::PLACEHOLDER_DESCRIPTION;
+
+/// Phrases that say when to use a skill.
+const TRIGGERS: &[&str] = &[
+    "when",
+    "whenever",
+    "if ",
+    "use for",
+    "use to ",
+    "use this",
+    "use it",
+    "used for",
+    "used to ",
+    "trigger",
+    "invoke",
+    "for tasks",
+    "for requests",
+    "for questions",
+    "for any",
+    "in response to",
+    "asks",
+    "mentions",
+];
+
+/// Phrases that say nothing specific.
+const VAGUE: &[&str] = &[
+    "helps with",
+    "help with",
+    "various tasks",
+    "various things",
+    "useful tool",
+    "general purpose",
+    "general-purpose",
+    "does stuff",
+    "and more",
+    "misc",
+];
+
+/// First- and second-person words (matched whole, case-insensitively except `I`).
+const PERSONAL: &[&str] = &[
+    "i", "i'm", "i'll", "i've", "me", "my", "mine", "we", "we're", "we'll", "our", "ours", "you",
+    "you're", "you'll", "your", "yours",
+];
+
+pub(super) fn check(cx: &LintContext<'_>, out: &mut Vec<Diagnostic>) {
+    let Some(doc) = cx.doc else {
+        return;
+    };
+    let Some(field) = &doc.description else {
+        return;
+    };
+    let Ok(description) = &field.value else {
+        return;
+    };
+    let text = description.trim();
+    if text.is_empty() || text.starts_with(&PLACEHOLDER_DESCRIPTION[..20]) {
+        // Empty is validate's business; the placeholder is `placeholder-text`'s.
+        return;
+    }
+    let span = field.span.clone();
+    let lower = text.to_lowercase();
+    let when_to_use = doc
+        .when_to_use
+        .as_ref()
+        .and_then(|field| field.value.as_ref().ok())
+        .is_some_and(|text| !text.trim().is_empty());
+    if !when_to_use
+        && !TRIGGERS
+            .iter()
+            .any(|trigger| contains_phrase(&lower, trigger))
+    {
+        out.push(
+            Diagnostic::warning(
+                &DESCRIPTION_NO_TRIGGER,
+                "the description says what the skill does, but not when to use it",
+            )
+            .at(span.clone())
+            .note("agents choose a skill from its description alone")
+            .help("add a trigger such as \"Use when the user asks to …\""),
+        );
+    }
+    if let Some((found, word)) = personal_word(text) {
+        out.push(
+            Diagnostic::warning(
+                &DESCRIPTION_PERSON,
+                format!("the description is written in the {} person (`{word}`)", if ["you", "you're", "you'll", "your", "yours"].contains(&word.to_lowercase().as_str()) { "second" } else { "first" }),
+            )
+            .at(super::span_in_value(cx.text(), &span, description, offset_of(description, text) + found.start..offset_of(description, text) + found.end))
+            .note("the description is injected into the agent's system prompt; write it in the third person")
+            .help("e.g. \"Formats release notes. Use when the user asks for a changelog.\""),
+        );
+    }
+    let words = text.split_whitespace().count();
+    let chars = text.chars().count();
+    if chars < 40 || words < 6 {
+        out.push(
+            Diagnostic::warning(
+                &DESCRIPTION_VAGUE,
+                format!("the description is too short to choose the skill by ({chars} characters, {words} words)"),
+            )
+            .at(span.clone())
+            .help("say what the skill does, on what input, and when to use it"),
+        );
+    } else if words < 15
+        && let Some(phrase) = VAGUE.iter().find(|phrase| contains_phrase(&lower, phrase))
+    {
+        out.push(
+            Diagnostic::warning(
+                &DESCRIPTION_VAGUE,
+                format!("the description is vague (`{phrase}`)"),
+            )
+            .at(span.clone())
+            .help("name the task, the inputs and the output, and when to use the skill"),
+        );
+    }
+    if text.contains('\n') {
+        let folded = listing::sanitise(description, true);
+        out.push(
+            Diagnostic::warning(
+                &DESCRIPTION_MULTILINE,
+                "the description has line breaks, which agents show differently",
+            )
+            .at(span)
+            .note(format!("Claude Code folds it into one line: \"{}\"; Gemini CLI and skills-ref's prompt keep the line breaks", shorten(&folded, 80)))
+            .help("write one paragraph, or use `>` (folded) so every parser joins the lines"),
+        );
+    }
+}
+
+/// Where `text` (a trimmed slice) starts in `value`.
+fn offset_of(value: &str, text: &str) -> usize {
+    (text.as_ptr() as usize).saturating_sub(value.as_ptr() as usize)
+}
+
+/// Whether `phrase` occurs in `haystack` starting at a word boundary.
+fn contains_phrase(haystack: &str, phrase: &str) -> bool {
+    haystack.match_indices(phrase).any(|(at, _)| {
+        let before = haystack[..at].chars().next_back();
+        let after = haystack[at + phrase.len()..].chars().next();
+        before.is_none_or(|c| !c.is_alphanumeric())
+            && (phrase.ends_with(' ') || after.is_none_or(|c| !c.is_alphanumeric()))
+    })
+}
+
+/// The first first- or second-person word outside quotes and code, with its byte range.
+fn personal_word(text: &str) -> Option<(std::ops::Range<usize>, &str)> {
+    let mut quoted = false;
+    let mut code = false;
+    let mut start: Option<usize> = None;
+    let check = |from: usize, to: usize| -> Option<(std::ops::Range<usize>, &str)> {
+        let word = &text[from..to];
+        let lower = word.to_lowercase();
+        let personal = if word == "I" || word.starts_with("I'") {
+            PERSONAL.contains(&lower.as_str())
+        } else {
+            lower != "i" && !lower.starts_with("i'") && PERSONAL.contains(&lower.as_str())
+        };
+        personal.then_some((from..to, word))
+    };
+    for (at, c) in text.char_indices() {
+        let word_char = c.is_alphanumeric() || c == '\'' || c == '\u{2019}';
+        if word_char {
+            start.get_or_insert(at);
+            continue;
+        }
+        if let Some(from) = start.take()
+            && !quoted
+            && !code
+            && let Some(found) = check(from, at)
+        {
+            return Some(found);
+        }
+        match c {
+            '"' | '\u{201C}' | '\u{201D}' => quoted = !quoted,
+            '`' => code = !code,
+            _ => {}
+        }
+    }
+    match start {
+        Some(from) if !quoted && !code => check(from, text.len()),
+        _ => None,
+    }
+}
+
+fn shorten(text: &str, limit: usize) -> String {
+    if text.chars().count() <= limit {
+        text.to_owned()
+    } else {
+        let cut: String = text.chars().take(limit - 1).collect();
+        format!("{cut}…")
+    }
+}
+
+/// Claude Code only: the listing's per-entry cap.
+pub(super) fn check_claude_code(cx: &LintContext<'_>, target: Target, out: &mut Vec<Diagnostic>) {
+    let Some(doc) = cx.doc else {
+        return;
+    };
+    let Some(field) = &doc.description else {
+        return;
+    };
+    let Ok(description) = &field.value else {
+        return;
+    };
+    let when_to_use = doc
+        .when_to_use
+        .as_ref()
+        .and_then(|field| field.value.as_ref().ok())
+        .map(String::as_str);
+    let style = match target.family() {
+        Family::ClaudeCode { modern: true } => CapStyle::Current,
+        _ => CapStyle::V2188,
+    };
+    let Some(cut) = listing::entry_cut(description, when_to_use, style) else {
+        return;
+    };
+    let seen = shorten_tail(&cut.kept, 40);
+    let mut diagnostic = Diagnostic::warning(
+        &DESCRIPTION_TRUNCATED,
+        format!(
+            "{} cuts this description in its skill listing after {} of {} characters",
+            target.display(),
+            cut.kept_units,
+            cut.total_units
+        ),
+    )
+    .note(format!("the model sees \"…{seen}…\" and nothing after it"))
+    .help(if cut.in_when_to_use {
+        "shorten `description` and `when_to_use`; put the trigger first".to_owned()
+    } else {
+        format!(
+            "keep the description under {} characters; put the trigger first",
+            cut.cap
+        )
+    });
+    diagnostic = match cut.source_offset.filter(|_| !cut.in_when_to_use) {
+        Some(offset) => {
+            let at = super::span_in_value(cx.text(), &field.span, description, offset..offset);
+            if at.is_empty() {
+                let end = cx.text()[at.start..]
+                    .chars()
+                    .next()
+                    .map_or(at.start, |c| at.start + c.len_utf8());
+                diagnostic
+                    .at(at.start..end)
+                    .label("the listing is cut here")
+            } else {
+                diagnostic.at(at)
+            }
+        }
+        None => match (&doc.when_to_use, cut.in_when_to_use) {
+            (Some(field), true) => diagnostic
+                .at(field.span.clone())
+                .label("the cut falls in `when_to_use`"),
+            _ => diagnostic.at(field.span.clone()),
+        },
+    };
+    out.push(diagnostic);
+}
+
+fn shorten_tail(text: &str, limit: usize) -> String {
+    let count = text.chars().count();
+    text.chars().skip(count.saturating_sub(limit)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_personal_words_outside_quotes() {
+        assert_eq!(personal_word("I can help you").map(|(_, w)| w), Some("I"));
+        assert_eq!(
+            personal_word("Use when you need it").map(|(_, w)| w),
+            Some("you")
+        );
+        assert_eq!(
+            personal_word("Answers \"what do you mean\" questions").map(|(_, w)| w),
+            None
+        );
+        assert_eq!(personal_word("Reads `my.cnf` files").map(|(_, w)| w), None);
+        assert_eq!(
+            personal_word("Formats notes for the user").map(|(_, w)| w),
+            None
+        );
+        assert_eq!(
+            personal_word("Handles US and EU dates; i18n").map(|(_, w)| w),
+            None
+        );
+    }
+
+    #[test]
+    fn phrases_match_at_word_starts() {
+        assert!(contains_phrase("use when asked", "when"));
+        assert!(!contains_phrase("somewhen", "when"));
+        assert!(contains_phrase("only if x", "if "));
+        assert!(!contains_phrase("gif files", "if "));
+    }
+}

@@ -1,0 +1,310 @@
+//! The rules `lint` adds to `validate`'s: does the skill work well, not only load?
+//!
+//! Lint rules look at more than SKILL.md: the skill's other files (a [`Bundle`], read once) and,
+//! for the set rules, every skill at once. They run once per skill, not per target, except the
+//! Claude Code rules, which run per Claude Code target because each version behaves differently.
+//! Findings then go through the same reporters as `validate`'s.
+
+mod body;
+mod description;
+mod files;
+mod frontmatter;
+pub mod listing;
+pub mod set;
+pub mod suppress;
+
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+
+use super::diagnostic::Diagnostic;
+use super::rule::{Applies, Rule};
+use super::target::{Family, Target};
+use crate::skill::Skill;
+use crate::skill::frontmatter::Split;
+use crate::skill::model::SkillDoc;
+use crate::skill::text::SourceText;
+use crate::skill::yaml::Yaml;
+
+/// Files larger than this are not read for text rules (placeholders, secrets, references).
+const MAX_TEXT_BYTES: u64 = 1024 * 1024;
+
+/// A file of the skill other than SKILL.md.
+#[derive(Clone, Debug)]
+pub struct BundledFile {
+    /// Relative to the skill folder, with `/` separators.
+    pub path: String,
+    pub full: PathBuf,
+    pub size: u64,
+    pub executable: bool,
+    pub symlink: bool,
+    /// The text, when the file is UTF-8 text of a readable size.
+    pub text: Option<String>,
+}
+
+impl BundledFile {
+    /// The top-level folder it is in (`scripts`, …), if any.
+    pub fn folder(&self) -> Option<&str> {
+        self.path.split_once('/').map(|(folder, _)| folder)
+    }
+
+    pub fn file_name(&self) -> &str {
+        self.path.rsplit('/').next().unwrap_or(&self.path)
+    }
+
+    /// Hidden, or inside a hidden folder.
+    pub fn is_hidden(&self) -> bool {
+        self.path.split('/').any(|part| part.starts_with('.'))
+    }
+}
+
+/// Every file of a skill except its SKILL.md.
+#[derive(Clone, Debug, Default)]
+pub struct Bundle {
+    pub files: Vec<BundledFile>,
+}
+
+impl Bundle {
+    /// Reads what the text rules need from `files`, which are inside `dir`.
+    pub fn load(dir: &Path, mut files: Vec<PathBuf>) -> Self {
+        files.sort();
+        let files = files
+            .into_iter()
+            .filter_map(|full| {
+                let relative = full.strip_prefix(dir).ok()?;
+                let path = relative
+                    .iter()
+                    .map(|part| part.to_string_lossy())
+                    .collect::<Vec<_>>()
+                    .join("/");
+                let metadata = fs_err::symlink_metadata(&full).ok()?;
+                let symlink = metadata.file_type().is_symlink();
+                let text = (!symlink && metadata.len() <= MAX_TEXT_BYTES)
+                    .then(|| fs_err::read(&full).ok())
+                    .flatten()
+                    .filter(|bytes| !bytes[..bytes.len().min(8192)].contains(&0))
+                    .and_then(|bytes| String::from_utf8(bytes).ok());
+                Some(BundledFile {
+                    path,
+                    size: metadata.len(),
+                    executable: is_executable(&metadata),
+                    symlink,
+                    text,
+                    full,
+                })
+            })
+            .collect();
+        Self { files }
+    }
+
+    pub fn get(&self, path: &str) -> Option<&BundledFile> {
+        self.files
+            .binary_search_by(|file| file.path.as_str().cmp(path))
+            .ok()
+            .map(|index| &self.files[index])
+    }
+
+    /// Whether `path` (relative, `/`-separated) is a file or a folder of the skill.
+    pub fn contains(&self, path: &str) -> bool {
+        let path = path.trim_end_matches('/');
+        if path.is_empty() || path == "SKILL.md" || self.get(path).is_some() {
+            return true;
+        }
+        let prefix = format!("{path}/");
+        let at = self
+            .files
+            .partition_point(|file| file.path.as_str() < prefix.as_str());
+        self.files
+            .get(at)
+            .is_some_and(|file| file.path.starts_with(&prefix))
+    }
+}
+
+#[cfg(unix)]
+fn is_executable(metadata: &std::fs::Metadata) -> bool {
+    use std::os::unix::fs::PermissionsExt as _;
+    metadata.permissions().mode() & 0o111 != 0
+}
+
+#[cfg(not(unix))]
+fn is_executable(_metadata: &std::fs::Metadata) -> bool {
+    true
+}
+
+/// What lint rules look at.
+pub(crate) struct LintContext<'a> {
+    pub skill: &'a Skill,
+    pub source: &'a SourceText,
+    pub bundle: &'a Bundle,
+    /// The frontmatter as skillpkg reads it, when it parsed.
+    pub yaml: Option<&'a Yaml>,
+    pub doc: Option<&'a SkillDoc>,
+    /// Where the body starts in the text.
+    pub body_start: usize,
+    /// Fenced code blocks in the body, as byte ranges of the text.
+    pub fences: Vec<Range<usize>>,
+}
+
+impl LintContext<'_> {
+    pub fn text(&self) -> &str {
+        self.source.text()
+    }
+
+    pub fn body(&self) -> &str {
+        &self.source.text()[self.body_start..]
+    }
+
+    pub fn in_fence(&self, offset: usize) -> bool {
+        self.fences.iter().any(|fence| fence.contains(&offset))
+    }
+}
+
+/// Runs every lint rule over one skill for `targets`.
+pub fn lint(skill: &Skill, bundle: &Bundle, targets: &[Target]) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    files::check_bundle(skill, bundle, &mut out);
+    let Ok(source) = skill.source() else {
+        return tag(out, targets);
+    };
+    let Some(reading) = skill.reading() else {
+        return tag(out, targets);
+    };
+    let (_, body_start) = layout(skill);
+    let yaml = reading
+        .yaml
+        .as_ref()
+        .and_then(|parsed| parsed.as_ref().ok());
+    let cx = LintContext {
+        skill,
+        source,
+        bundle,
+        yaml,
+        doc: reading.doc.as_ref(),
+        body_start,
+        fences: fences(source.text(), body_start),
+    };
+    frontmatter::check(&cx, &mut out);
+    description::check(&cx, &mut out);
+    body::check(&cx, &mut out);
+    files::check_references(&cx, &mut out);
+    files::check_tables_of_contents(&cx, &mut out);
+    files::check_placeholders(&cx, &mut out);
+    files::check_secrets(&cx, &mut out);
+    let mut tagged = tag(out, targets);
+    for &target in targets {
+        if target.family() == (Family::ClaudeCode { modern: true })
+            || target.family() == (Family::ClaudeCode { modern: false })
+        {
+            let mut found = Vec::new();
+            description::check_claude_code(&cx, target, &mut found);
+            body::check_claude_code(&cx, target, &mut found);
+            frontmatter::check_claude_code(&cx, target, &mut found);
+            for mut diagnostic in found {
+                diagnostic.targets = vec![target];
+                merge(&mut tagged, diagnostic, target);
+            }
+        }
+    }
+    tagged
+}
+
+/// The frontmatter's YAML range (if any) and where the body starts, as skillpkg reads the file.
+fn layout(skill: &Skill) -> (Option<Range<usize>>, usize) {
+    match skill.reading().map(|reading| &reading.split) {
+        Some(Split::Found(region)) => (Some(region.yaml.clone()), region.body),
+        _ => (None, 0),
+    }
+}
+
+/// The suppression comments of a skill.
+pub fn suppressions(skill: &Skill) -> suppress::Suppressions {
+    let Ok(source) = skill.source() else {
+        return suppress::Suppressions::default();
+    };
+    let (frontmatter, body_start) = layout(skill);
+    let fences = fences(source.text(), body_start);
+    suppress::Suppressions {
+        directives: suppress::parse(source, frontmatter, body_start, &fences),
+    }
+}
+
+/// Target-independent findings belong to every target.
+fn tag(out: Vec<Diagnostic>, targets: &[Target]) -> Vec<Diagnostic> {
+    out.into_iter()
+        .map(|mut diagnostic| {
+            debug_assert!(
+                diagnostic.rule.applies == Applies::All,
+                "{}",
+                diagnostic.rule.code
+            );
+            diagnostic.targets = targets.to_vec();
+            diagnostic
+        })
+        .collect()
+}
+
+/// Adds a finding of one target, merging it with the same finding of another.
+fn merge(all: &mut Vec<Diagnostic>, found: Diagnostic, target: Target) {
+    match all.iter_mut().find(|seen| {
+        seen.rule == found.rule
+            && seen.span == found.span
+            && seen.file == found.file
+            && seen.message == found.message
+    }) {
+        Some(seen) => seen.targets.push(target),
+        None => all.push(found),
+    }
+}
+
+/// Fenced code blocks (```` ``` ```` or `~~~`) in the body, as byte ranges of the text.
+fn fences(text: &str, body_start: usize) -> Vec<Range<usize>> {
+    let mut out = Vec::new();
+    let mut open: Option<(usize, &str)> = None;
+    let mut offset = body_start;
+    for line in text[body_start..].split_inclusive('\n') {
+        let trimmed = line.trim_start();
+        let marker = if trimmed.starts_with("```") {
+            Some("```")
+        } else if trimmed.starts_with("~~~") {
+            Some("~~~")
+        } else {
+            None
+        };
+        match (open, marker) {
+            (None, Some(marker)) => open = Some((offset, marker)),
+            (Some((start, opened)), Some(marker)) if marker == opened => {
+                out.push(start..offset + line.len());
+                open = None;
+            }
+            _ => {}
+        }
+        offset += line.len();
+    }
+    if let Some((start, _)) = open {
+        out.push(start..text.len());
+    }
+    out
+}
+
+/// Whether a rule runs for these targets.
+pub fn applies(rule: &Rule, targets: &[Target]) -> bool {
+    match rule.applies {
+        Applies::All => true,
+        Applies::ClaudeCode => targets.iter().any(|t| t.is_claude_code()),
+    }
+}
+
+/// The byte range of `needle` found at `offset` of a plain, one-line scalar whose value starts
+/// at `value_start`; the whole value span otherwise.
+pub(crate) fn span_in_value(
+    source: &str,
+    value_span: &Range<usize>,
+    value: &str,
+    found: Range<usize>,
+) -> Range<usize> {
+    let raw = source.get(value_span.clone()).unwrap_or_default();
+    if raw == value {
+        value_span.start + found.start..value_span.start + found.end
+    } else {
+        value_span.clone()
+    }
+}

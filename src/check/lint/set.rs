@@ -1,0 +1,275 @@
+//! Lint rules across a set of skills: near-duplicate descriptions, and the listing budget.
+
+use std::collections::{HashMap, HashSet};
+
+use super::listing::{self, CapStyle, Entry};
+use crate::check::Checked;
+use crate::check::diagnostic::Diagnostic;
+use crate::check::rule::{LISTING_OVER_BUDGET, SIMILAR_DESCRIPTIONS};
+use crate::check::rules::claude_code_fallback;
+use crate::check::target::{Family, Target};
+
+/// Two descriptions with at least this Jaccard similarity (of word 3-grams) are near-duplicates.
+pub const SIMILARITY: f64 = 0.8;
+const HASHES: usize = 64;
+const BANDS: usize = 16;
+const ROWS: usize = HASHES / BANDS;
+
+/// The description as skillpkg reads it, if it is text.
+fn description(item: &Checked) -> Option<&str> {
+    let doc = item.skill.reading()?.doc.as_ref()?;
+    doc.description.as_ref()?.value.as_deref().ok()
+}
+
+fn description_span(item: &Checked) -> Option<std::ops::Range<usize>> {
+    let doc = item.skill.reading()?.doc.as_ref()?;
+    doc.description.as_ref().map(|field| field.span.clone())
+}
+
+/// 64-bit mixing (splitmix64's finaliser).
+fn mix(mut x: u64) -> u64 {
+    x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    x ^ (x >> 31)
+}
+
+/// FNV-1a of a string.
+fn hash(text: &str) -> u64 {
+    text.bytes().fold(0xCBF2_9CE4_8422_2325, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01B3)
+    })
+}
+
+/// The description's word 3-grams, hashed, sorted and deduplicated.
+fn shingles(text: &str) -> Vec<u64> {
+    let words: Vec<String> = text
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|word| !word.is_empty())
+        .map(str::to_lowercase)
+        .collect();
+    let mut out: Vec<u64> = if words.len() < 3 {
+        vec![hash(&words.join(" "))]
+    } else {
+        words
+            .windows(3)
+            .map(|window| hash(&window.join(" ")))
+            .collect()
+    };
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+fn jaccard(a: &[u64], b: &[u64]) -> f64 {
+    let (mut i, mut j, mut both) = (0, 0, 0usize);
+    while i < a.len() && j < b.len() {
+        match a[i].cmp(&b[j]) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                both += 1;
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    let union = a.len() + b.len() - both;
+    if union == 0 {
+        0.0
+    } else {
+        // Shingle counts are far below 2^52: the conversion is exact.
+        #[allow(clippy::cast_precision_loss)]
+        let ratio = both as f64 / union as f64;
+        ratio
+    }
+}
+
+/// `similar-descriptions`: `MinHash` with banding finds candidate pairs without comparing every
+/// pair; candidates are then compared exactly.
+pub fn similar_descriptions(checked: &mut [Checked]) {
+    let sets: Vec<Option<Vec<u64>>> = checked
+        .iter()
+        .map(|item| {
+            description(item)
+                .filter(|text| text.split_whitespace().count() >= 3)
+                .map(shingles)
+        })
+        .collect();
+    let mut buckets: HashMap<(usize, u64), Vec<usize>> = HashMap::new();
+    for (index, set) in sets.iter().enumerate() {
+        let Some(set) = set else { continue };
+        let signature: Vec<u64> = (0..HASHES as u64)
+            .map(|seed| {
+                set.iter()
+                    .map(|&h| mix(h ^ mix(seed + 1)))
+                    .min()
+                    .unwrap_or(0)
+            })
+            .collect();
+        for band in 0..BANDS {
+            let key = signature[band * ROWS..(band + 1) * ROWS]
+                .iter()
+                .fold(0u64, |acc, &h| mix(acc ^ h));
+            buckets.entry((band, key)).or_default().push(index);
+        }
+    }
+    let mut best: Vec<Option<(f64, usize)>> = vec![None; checked.len()];
+    let mut compared: HashSet<(usize, usize)> = HashSet::new();
+    for members in buckets.values().filter(|members| members.len() > 1) {
+        for (n, &a) in members.iter().enumerate() {
+            for &b in &members[n + 1..] {
+                if !compared.insert((a.min(b), a.max(b))) {
+                    continue;
+                }
+                let (Some(left), Some(right)) = (&sets[a], &sets[b]) else {
+                    continue;
+                };
+                let score = jaccard(left, right);
+                if score < SIMILARITY {
+                    continue;
+                }
+                for (me, other) in [(a, b), (b, a)] {
+                    if best[me].is_none_or(|(seen, _)| score > seen) {
+                        best[me] = Some((score, other));
+                    }
+                }
+            }
+        }
+    }
+    let names: Vec<String> = checked
+        .iter()
+        .map(|item| item.skill.path.display().to_string())
+        .collect();
+    for (index, found) in best.into_iter().enumerate() {
+        let Some((score, other)) = found else {
+            continue;
+        };
+        let item = &mut checked[index];
+        let mut diagnostic = Diagnostic::warning(
+            &SIMILAR_DESCRIPTIONS,
+            format!(
+                "the description is {:.0}% the same as that of `{}`",
+                score * 100.0,
+                names[other]
+            ),
+        )
+        .note("the model chooses a skill by its description; it cannot tell these two apart")
+        .help("say what makes each skill different, and when to use one rather than the other");
+        if let Some(span) = description_span(item) {
+            diagnostic = diagnostic.at(span);
+        }
+        diagnostic.targets.clone_from(&item.targets);
+        item.diagnostics.push(diagnostic);
+    }
+}
+
+/// `listing-over-budget`, for the skills checked under a Claude Code target.
+pub fn listing_budget(checked: &mut [Checked], context_window: usize) {
+    for target in [Target::ClaudeCode, Target::ClaudeCode2188] {
+        let style = match target.family() {
+            Family::ClaudeCode { modern: true } => CapStyle::Current,
+            _ => CapStyle::V2188,
+        };
+        // Listing order: by name (Claude Code sorts with ICU collation; lowercase names compare
+        // the same way).
+        let mut members: Vec<(String, usize, Entry)> = checked
+            .iter()
+            .enumerate()
+            .filter(|(_, item)| item.targets.contains(&target))
+            .filter_map(|(index, item)| {
+                let entry = entry(item, style)?;
+                Some((item.skill.dir_name.to_lowercase(), index, entry))
+            })
+            .collect();
+        members.sort_by(|a, b| a.0.cmp(&b.0).then(a.2.name.cmp(&b.2.name)));
+        let entries: Vec<Entry> = members.iter().map(|(_, _, entry)| entry.clone()).collect();
+        let result = match style {
+            CapStyle::Current => listing::over_budget_current(
+                &entries,
+                listing::budget(context_window, listing::chars_per_token(context_window)),
+                listing::BUNDLED_RESERVE,
+            ),
+            CapStyle::V2188 => {
+                listing::over_budget_2188(&entries, listing::budget(context_window, 4))
+            }
+        };
+        let Some(result) = result else { continue };
+        for &position in &result.affected {
+            let index = members[position].1;
+            let item = &mut checked[index];
+            let what = match result.share {
+                None | Some(0) => {
+                    "lists this skill by name only, without its description".to_owned()
+                }
+                Some(share) => format!("cuts this description to {share} columns"),
+            };
+            let mut diagnostic = Diagnostic::warning(
+                &LISTING_OVER_BUDGET,
+                format!(
+                    "{} {what}: the listing of {} {} is over its budget",
+                    target.display(),
+                    entries.len(),
+                    if entries.len() == 1 { "skill" } else { "skills" }
+                ),
+            )
+            .note(format!(
+                "the listing needs {} columns; the budget at a {context_window}-token context window is {}{}",
+                result.needed,
+                result.budget,
+                if style == CapStyle::Current { ", and descriptions are dropped whole, in listing order, when the model has no usage history" } else { "" }
+            ))
+            .help("shorten the descriptions, or split the skills across projects");
+            if let Some(span) = description_span(item) {
+                diagnostic = diagnostic.at(span);
+            }
+            diagnostic.targets = vec![target];
+            item.diagnostics.push(diagnostic);
+        }
+    }
+}
+
+/// The skill's listing entry, or `None` when Claude Code does not list it.
+fn entry(item: &Checked, style: CapStyle) -> Option<Entry> {
+    let reading = item.skill.reading()?;
+    let doc = reading.doc.as_ref();
+    if doc
+        .and_then(|doc| doc.disable_model_invocation.as_ref())
+        .is_some_and(|field| field.value == Ok(true))
+    {
+        return None;
+    }
+    if doc.and_then(|doc| doc.paths.as_ref()).is_some() {
+        return None;
+    }
+    let description = doc
+        .and_then(|doc| doc.description.as_ref())
+        .and_then(|field| field.value.as_ref().ok())
+        .filter(|text| !text.trim().is_empty())
+        .cloned()
+        .or_else(|| claude_code_fallback(item.skill.body(reading)))
+        .unwrap_or_default();
+    let when_to_use = doc
+        .and_then(|doc| doc.when_to_use.as_ref())
+        .and_then(|field| field.value.as_ref().ok())
+        .map(String::as_str);
+    let text = listing::entry_text(&description, when_to_use, style);
+    Some(Entry {
+        name: item.skill.dir_name.clone(),
+        text: listing::capped(&text, style.cap()),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn jaccard_of_shingles() {
+        let a = shingles("Formats release notes from git tags. Use when asked for a changelog.");
+        let b = shingles("Formats release notes from git tags. Use when asked for a change log.");
+        let c = shingles("Profiles CSV files and reports empty columns. Use for data checks.");
+        assert!(jaccard(&a, &a) > 0.99);
+        assert!(jaccard(&a, &b) > 0.6);
+        assert!(jaccard(&a, &c) < 0.1);
+    }
+}

@@ -1,0 +1,361 @@
+//! Suppression comments in SKILL.md.
+//!
+//! ```markdown
+//! <!-- skillpkg-disable-next-line SK301 -->
+//! <!-- skillpkg-disable SK303 broken-reference --> … <!-- skillpkg-enable SK303 -->
+//! <!-- skillpkg-disable-file placeholder-text -->
+//! ```
+//!
+//! In the frontmatter the same directives are YAML comments: `# skillpkg-disable-next-line SK015`.
+//! Rules are named by code or kebab name, separated by spaces or commas; a directive without
+//! rules applies to every rule. A directive that suppresses nothing is reported
+//! (`unused-suppression`), as is one naming a rule that does not exist.
+
+use std::ops::Range;
+use std::sync::OnceLock;
+
+use regex::Regex;
+
+use crate::check::diagnostic::Diagnostic;
+use crate::check::fix::{Applicability, Fix};
+use crate::check::rule::{self, Rule, UNUSED_SUPPRESSION};
+use crate::skill::text::SourceText;
+
+/// What a directive does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    NextLine,
+    Disable,
+    Enable,
+    File,
+}
+
+impl Kind {
+    fn keyword(self) -> &'static str {
+        match self {
+            Self::NextLine => "skillpkg-disable-next-line",
+            Self::Disable => "skillpkg-disable",
+            Self::Enable => "skillpkg-enable",
+            Self::File => "skillpkg-disable-file",
+        }
+    }
+}
+
+/// One rule named in a directive.
+#[derive(Clone, Debug)]
+pub struct Named {
+    pub written: String,
+    pub rule: Option<&'static Rule>,
+    pub used: bool,
+}
+
+/// One suppression comment.
+#[derive(Clone, Debug)]
+pub struct Directive {
+    pub kind: Kind,
+    /// The comment's span.
+    pub span: Range<usize>,
+    /// The comment's 1-based line.
+    pub line: usize,
+    /// The comment is alone on its line (its fix may delete the line).
+    pub whole_line: Option<Range<usize>>,
+    /// Empty: every rule.
+    pub rules: Vec<Named>,
+    pub used_any: bool,
+}
+
+impl Directive {
+    fn matches(&self, rule: &Rule) -> bool {
+        self.rules.is_empty()
+            || self
+                .rules
+                .iter()
+                .any(|named| named.rule.is_some_and(|r| std::ptr::eq(r, rule)))
+    }
+
+    fn mark(&mut self, rule: &Rule) {
+        self.used_any = true;
+        for named in &mut self.rules {
+            if named.rule.is_some_and(|r| std::ptr::eq(r, rule)) {
+                named.used = true;
+            }
+        }
+    }
+}
+
+fn body_pattern() -> &'static Regex {
+    static PATTERN: OnceLock<Regex> = OnceLock::new();
+    PATTERN.get_or_init(|| {
+        Regex::new(r"<!--\s*(skillpkg-disable-next-line|skillpkg-disable-file|skillpkg-disable|skillpkg-enable)\b([^>]*?)\s*-->")
+            .expect("a valid pattern")
+    })
+}
+
+fn yaml_pattern() -> &'static Regex {
+    static PATTERN: OnceLock<Regex> = OnceLock::new();
+    PATTERN.get_or_init(|| {
+        Regex::new(r"(?m)^[ \t]*#[ \t]*(skillpkg-disable-next-line|skillpkg-disable-file|skillpkg-disable|skillpkg-enable)\b([^\n]*)$")
+            .expect("a valid pattern")
+    })
+}
+
+/// Every directive in `source`: YAML comments inside `frontmatter`, HTML comments in the body
+/// outside `fences`.
+pub fn parse(
+    source: &SourceText,
+    frontmatter: Option<Range<usize>>,
+    body_start: usize,
+    fences: &[Range<usize>],
+) -> Vec<Directive> {
+    let text = source.text();
+    let mut out = Vec::new();
+    if let Some(range) = frontmatter {
+        for captures in yaml_pattern().captures_iter(&text[range.clone()]) {
+            let whole = captures.get(0).expect("the match");
+            let span = range.start + whole.start()..range.start + whole.end();
+            out.push(directive(source, span, &captures[1], &captures[2]));
+        }
+    }
+    for captures in body_pattern().captures_iter(&text[body_start..]) {
+        let whole = captures.get(0).expect("the match");
+        let span = body_start + whole.start()..body_start + whole.end();
+        if fences.iter().any(|fence| fence.contains(&span.start)) {
+            continue;
+        }
+        out.push(directive(source, span, &captures[1], &captures[2]));
+    }
+    out
+}
+
+fn directive(source: &SourceText, span: Range<usize>, keyword: &str, rules: &str) -> Directive {
+    let kind = match keyword {
+        "skillpkg-disable-next-line" => Kind::NextLine,
+        "skillpkg-disable-file" => Kind::File,
+        "skillpkg-disable" => Kind::Disable,
+        _ => Kind::Enable,
+    };
+    let line = source.position(span.start).line;
+    let line_range = source.line_range(line);
+    let whole_line = (source.text()[line_range.clone()].trim()
+        == source.text()[span.clone()].trim())
+    .then(|| {
+        let end = (line_range.end + 1).min(source.text().len());
+        line_range.start..end
+    });
+    let rules = rules
+        .split(|c: char| c.is_whitespace() || c == ',')
+        .filter(|word| !word.is_empty())
+        .map(|word| Named {
+            written: word.to_owned(),
+            rule: rule::find(word),
+            used: false,
+        })
+        .collect();
+    Directive {
+        kind,
+        span,
+        line,
+        whole_line,
+        rules,
+        used_any: false,
+    }
+}
+
+/// The suppressions of one skill and what they have matched so far.
+#[derive(Clone, Debug, Default)]
+pub struct Suppressions {
+    pub directives: Vec<Directive>,
+}
+
+impl Suppressions {
+    /// Removes the findings a directive covers from `diagnostics`, remembering which directive
+    /// was used. Findings about other files, or about SKILL.md as a whole, can only be
+    /// suppressed for the whole file.
+    pub fn apply(&mut self, diagnostics: &mut Vec<Diagnostic>, source: &SourceText) {
+        if self.directives.is_empty() {
+            return;
+        }
+        diagnostics.retain(|diagnostic| {
+            if std::ptr::eq(diagnostic.rule, &raw const UNUSED_SUPPRESSION) {
+                return true;
+            }
+            let line = match (&diagnostic.span, &diagnostic.file) {
+                (Some(span), None) => Some(source.position(span.start).line),
+                _ => None,
+            };
+            !self.suppresses(diagnostic.rule, line)
+        });
+    }
+
+    fn suppresses(&mut self, rule: &Rule, line: Option<usize>) -> bool {
+        // Ranges: the last disable/enable before the line decides.
+        let mut range_hit: Option<usize> = None;
+        if let Some(line) = line {
+            for (index, directive) in self.directives.iter().enumerate() {
+                if directive.line >= line || !directive.matches(rule) {
+                    continue;
+                }
+                match directive.kind {
+                    Kind::Disable => range_hit = Some(index),
+                    Kind::Enable => range_hit = None,
+                    _ => {}
+                }
+            }
+        }
+        let hit = self
+            .directives
+            .iter()
+            .position(|directive| directive.kind == Kind::File && directive.matches(rule))
+            .or_else(|| {
+                line.and_then(|line| {
+                    self.directives.iter().position(|directive| {
+                        directive.kind == Kind::NextLine
+                            && directive.line + 1 == line
+                            && directive.matches(rule)
+                    })
+                })
+            })
+            .or(range_hit);
+        match hit {
+            Some(index) => {
+                self.directives[index].mark(rule);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Findings about directives that matched nothing, or name unknown rules. Until
+    /// `set_rules_done`, directives naming a rule checked across skills (`SK6xx`), or every
+    /// rule, are left for later.
+    pub fn unused(&self, set_rules_done: bool) -> Vec<Diagnostic> {
+        let mut out = Vec::new();
+        for directive in &self.directives {
+            if directive.kind == Kind::Enable {
+                continue;
+            }
+            let keyword = directive.kind.keyword();
+            for named in &directive.rules {
+                if named.rule.is_none() {
+                    out.push(
+                        Diagnostic::warning(&UNUSED_SUPPRESSION, format!("`{keyword}` names `{}`, which is not a rule", named.written))
+                            .at(directive.span.clone())
+                            .help("use a rule's code (`SK301`) or name (`body-too-long`); `skillpkg rule` lists them"),
+                    );
+                }
+            }
+            let waits = |named: &Named| named.rule.is_some_and(|rule| rule.code.starts_with("SK6"));
+            if !set_rules_done && (directive.rules.is_empty() || directive.rules.iter().any(waits))
+            {
+                continue;
+            }
+            let known: Vec<&Named> = directive
+                .rules
+                .iter()
+                .filter(|named| named.rule.is_some())
+                .collect();
+            let unused: Vec<&Named> = known.iter().copied().filter(|named| !named.used).collect();
+            let all_unused = if directive.rules.is_empty() {
+                !directive.used_any
+            } else {
+                !known.is_empty() && unused.len() == known.len()
+            };
+            if all_unused {
+                let what = if directive.rules.is_empty() {
+                    String::new()
+                } else {
+                    format!(
+                        " {}",
+                        directive
+                            .rules
+                            .iter()
+                            .map(|n| n.written.as_str())
+                            .collect::<Vec<_>>()
+                            .join(" ")
+                    )
+                };
+                let mut diagnostic = Diagnostic::warning(
+                    &UNUSED_SUPPRESSION,
+                    format!("`{keyword}{what}` suppresses nothing"),
+                )
+                .at(directive.span.clone())
+                .help("remove it");
+                let range = directive
+                    .whole_line
+                    .clone()
+                    .unwrap_or_else(|| directive.span.clone());
+                diagnostic = diagnostic.fix(Fix::replace(
+                    Applicability::Safe,
+                    "remove the unused suppression",
+                    range,
+                    "",
+                ));
+                out.push(diagnostic);
+            } else {
+                for named in unused {
+                    out.push(
+                        Diagnostic::warning(
+                            &UNUSED_SUPPRESSION,
+                            format!("`{keyword}` suppresses no `{}` finding", named.written),
+                        )
+                        .at(directive.span.clone())
+                        .help(format!("remove `{}` from it", named.written)),
+                    );
+                }
+            }
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::check::rule::{BODY_TOO_LONG, PLACEHOLDER_TEXT};
+
+    fn source(text: &str) -> SourceText {
+        SourceText::from_string(text.to_owned())
+    }
+
+    #[test]
+    fn parses_body_and_frontmatter_directives() {
+        let text = "---\n# skillpkg-disable-next-line SK015\nname: x\n---\n<!-- skillpkg-disable-file placeholder-text, SK999 -->\n```\n<!-- skillpkg-disable SK301 -->\n```\n";
+        let source = source(text);
+        let directives = parse(
+            &source,
+            Some(4..38),
+            42,
+            std::slice::from_ref(&(text.find("```").unwrap()..text.len())),
+        );
+        assert_eq!(directives.len(), 2);
+        assert_eq!(
+            (directives[0].kind, directives[0].line),
+            (Kind::NextLine, 2)
+        );
+        assert_eq!(directives[1].kind, Kind::File);
+        assert_eq!(directives[1].rules[0].rule, Some(&PLACEHOLDER_TEXT));
+        assert!(directives[1].rules[1].rule.is_none());
+    }
+
+    #[test]
+    fn next_line_ranges_and_unused() {
+        let text = "a\n<!-- skillpkg-disable-next-line SK301 -->\nb\n<!-- skillpkg-disable SK209 -->\nc\n<!-- skillpkg-enable SK209 -->\nd\n";
+        let source = source(text);
+        let mut suppressions = Suppressions {
+            directives: parse(&source, None, 0, &[]),
+        };
+        let line = |n: usize| Some(n);
+        assert!(suppressions.suppresses(&BODY_TOO_LONG, line(3)));
+        assert!(!suppressions.suppresses(&BODY_TOO_LONG, line(5)));
+        assert!(suppressions.suppresses(&PLACEHOLDER_TEXT, line(5)));
+        assert!(!suppressions.suppresses(&PLACEHOLDER_TEXT, line(7)));
+        assert!(suppressions.unused(true).is_empty());
+        let mut fresh = Suppressions {
+            directives: parse(&source, None, 0, &[]),
+        };
+        let unused = fresh.unused(true);
+        assert_eq!(unused.len(), 2);
+        assert!(unused[0].fix.is_some());
+        let _ = &mut fresh;
+    }
+}

@@ -1,0 +1,733 @@
+//! `skillpkg lint`: will these skills work well? `validate`'s rules plus the lint catalogue,
+//! with configuration, suppressions and fixes.
+
+use std::collections::{BTreeMap, HashMap};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use anyhow::Context as _;
+
+use super::{ExitStatus, UserError};
+use crate::check::config::{Config, ConfigFinder, Level, Selector};
+use crate::check::diagnostic::Diagnostic;
+use crate::check::fix::{self, Applicability};
+use crate::check::lint::{self, Bundle, set, suppress::Suppressions};
+use crate::check::rule::{self, AMBIGUOUS_SCALAR, Kind, Rule, Severity};
+use crate::check::target::{DEFAULT_TARGETS, Target};
+use crate::check::{Checked, check_set, check_skill};
+use crate::output::{self, Format, Printer, Report, print_error};
+use crate::parallel;
+use crate::skill::{Skill, discover, folder_name, read_file};
+
+/// Fixes are re-applied until nothing changes, at most this many rounds.
+const MAX_FIX_ROUNDS: usize = 10;
+
+/// Check that skills will work well: `validate`'s rules plus the lint catalogue.
+///
+/// Runs every rule `validate` runs and the lint rules (`skillpkg rule` lists them all): body
+/// length, trigger phrases, file references, scripts, `allowed-tools`, secrets, near-duplicate
+/// descriptions, Claude Code's listing budget… Rules are chosen with --select/--ignore or
+/// `[lint]` in skillpkg.toml, silenced in SKILL.md with `<!-- skillpkg-disable-next-line CODE
+/// -->`, and many can be fixed with --fix. Exit status: 0 when no errors remain (warnings too
+/// with --deny-warnings), 1 otherwise, 2 on usage or I/O errors.
+#[derive(Debug, clap::Args)]
+#[command(
+    after_help = "Rules are named by code (SK303), name (broken-reference), code prefix \
+(SK3) or ALL. Configuration (skillpkg.toml, found walking up):\n\n  [lint]\n  select = [\"ALL\"]\n  \
+ignore = [\"SK301\"]\n  [lint.rules]\n  placeholder-text = \"error\"\n  [lint.per-path-ignores]\n  \
+\"legacy/**\" = [\"body-too-long\"]"
+)]
+#[allow(clippy::struct_excessive_bools)]
+pub struct LintArgs {
+    /// Skill folders, SKILL.md files, or any folders to search for skills [default: .]
+    #[arg(value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+
+    /// A client the skills must work in; repeat for several [default: from skillpkg.toml, else
+    /// agentskills]
+    #[arg(
+        long = "target",
+        short = 't',
+        value_enum,
+        value_name = "TARGET",
+        hide_possible_values = true
+    )]
+    pub targets: Vec<Target>,
+
+    /// Output format: human (stderr), concise, json, github or sarif (stdout)
+    #[arg(long, value_enum, default_value_t, value_name = "FORMAT")]
+    pub format: Format,
+
+    /// Run only these rules (replaces `select` in skillpkg.toml)
+    #[arg(long, value_name = "RULE", value_delimiter = ',')]
+    pub select: Vec<Selector>,
+
+    /// Run these rules as well
+    #[arg(long, value_name = "RULE", value_delimiter = ',')]
+    pub extend_select: Vec<Selector>,
+
+    /// Do not run these rules
+    #[arg(long, value_name = "RULE", value_delimiter = ',')]
+    pub ignore: Vec<Selector>,
+
+    /// Apply safe fixes to the files
+    #[arg(long)]
+    pub fix: bool,
+
+    /// Apply unsafe fixes too (with --fix or --diff)
+    #[arg(long)]
+    pub unsafe_fixes: bool,
+
+    /// Print the fixes as a unified diff instead of writing them; exit 1 when there are any
+    #[arg(long, conflicts_with = "fix")]
+    pub diff: bool,
+
+    /// Print how often each rule fired instead of the findings
+    #[arg(long)]
+    pub statistics: bool,
+
+    /// Exit 0 even when errors remain
+    #[arg(long, conflicts_with = "deny_warnings")]
+    pub exit_zero: bool,
+
+    /// Exit 1 when warnings remain, too
+    #[arg(long)]
+    pub deny_warnings: bool,
+
+    /// The context window (tokens) for Claude Code's listing budget
+    #[arg(long, value_name = "TOKENS", default_value_t = 200_000)]
+    pub context_window: usize,
+}
+
+impl std::str::FromStr for Selector {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        crate::check::config::parse_selector(text)
+    }
+}
+
+/// What the command line says about rules.
+#[derive(Debug, Default)]
+struct CliRules {
+    select: Vec<Selector>,
+    extend_select: Vec<Selector>,
+    ignore: Vec<Selector>,
+}
+
+/// The rule settings for one skill: the command line's and its skillpkg.toml's.
+struct Settings<'a> {
+    cli: &'a CliRules,
+    config: Option<Arc<Config>>,
+}
+
+impl Settings<'_> {
+    fn selected(&self, rule: &Rule) -> bool {
+        let config = self.config.as_deref().map(|config| &config.lint);
+        let any = |selectors: &[Selector]| selectors.iter().any(|s| s.matches(rule));
+        let mut on = if self.cli.select.is_empty() {
+            config.and_then(|c| c.select.as_deref()).is_none_or(any)
+        } else {
+            any(&self.cli.select)
+        };
+        on |= any(&self.cli.extend_select) || config.is_some_and(|c| any(&c.extend_select));
+        on && !any(&self.cli.ignore) && !config.is_some_and(|c| any(&c.ignore))
+    }
+
+    fn level(&self, rule: &Rule) -> Option<Level> {
+        let config = self.config.as_deref()?;
+        config
+            .lint
+            .levels
+            .iter()
+            .rev()
+            .find(|(configured, _)| std::ptr::eq(*configured, rule))
+            .map(|(_, level)| *level)
+    }
+
+    /// Drops findings of rules that are not selected, turned off, or ignored for their path;
+    /// applies configured levels.
+    fn filter(
+        &self,
+        diagnostics: &mut Vec<Diagnostic>,
+        checked_path: &dyn Fn(&Diagnostic) -> PathBuf,
+        cwd: &Path,
+    ) {
+        diagnostics.retain_mut(|diagnostic| {
+            let rule = diagnostic.rule;
+            if !self.selected(rule) {
+                return false;
+            }
+            match self.level(rule) {
+                Some(Level::Off) => return false,
+                Some(level) => {
+                    let severity = if level == Level::Error {
+                        Severity::Error
+                    } else {
+                        Severity::Warning
+                    };
+                    if let Some(config) = &self.config {
+                        diagnostic.severity = severity;
+                        diagnostic.level_source = Some(format!(
+                            "`{}` is set to \"{}\" in {}",
+                            rule.name,
+                            severity.as_str(),
+                            config.path.display()
+                        ));
+                    }
+                }
+                None => {}
+            }
+            if let Some(config) = &self.config
+                && !config.lint.per_path_ignores.is_empty()
+            {
+                let path = absolute(cwd, &checked_path(diagnostic));
+                if let Ok(relative) = path.strip_prefix(&config.dir) {
+                    for (glob, selectors) in &config.lint.per_path_ignores {
+                        let skill_dir = relative.parent().unwrap_or(relative);
+                        if (glob.is_match(relative)
+                            || glob.is_match(skill_dir)
+                            || relative.ancestors().any(|a| glob.is_match(a)))
+                            && selectors.iter().any(|s| s.matches(rule))
+                        {
+                            return false;
+                        }
+                    }
+                }
+            }
+            true
+        });
+    }
+}
+
+fn absolute(cwd: &Path, path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for part in cwd.join(path).components() {
+        match part {
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+/// One linted skill.
+struct Outcome {
+    checked: Checked,
+    suppressions: Suppressions,
+    /// Fixes applied (or, with --diff, that would be).
+    fixed: usize,
+    /// With --diff: the unified diff.
+    diff: Option<String>,
+}
+
+/// What to do with fixes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum FixMode {
+    Off,
+    Write { unsafe_fixes: bool },
+    Diff { unsafe_fixes: bool },
+}
+
+/// A skill to lint: its file, its other files, its targets and its configuration.
+type Job = (PathBuf, Vec<PathBuf>, Vec<Target>, Option<Arc<Config>>);
+
+/// What the walk found: the jobs, and errors met on the way.
+struct Plan {
+    jobs: Vec<Job>,
+    walk_errors: Vec<discover::DiscoverError>,
+}
+
+#[allow(clippy::needless_pass_by_value)] // every command's `run` takes its arguments
+pub fn run(args: LintArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
+    let cwd = std::env::current_dir().context("cannot read the current directory")?;
+    let threads = std::thread::available_parallelism().map_or(2, usize::from);
+    let plan = match plan(&args, printer, &cwd, threads)? {
+        Ok(plan) => plan,
+        Err(status) => return Ok(status),
+    };
+    let cli = CliRules {
+        select: args.select.clone(),
+        extend_select: args.extend_select.clone(),
+        ignore: args.ignore.clone(),
+    };
+    let mode = match (args.fix, args.diff) {
+        (true, _) => FixMode::Write {
+            unsafe_fixes: args.unsafe_fixes,
+        },
+        (false, true) => FixMode::Diff {
+            unsafe_fixes: args.unsafe_fixes,
+        },
+        _ => FixMode::Off,
+    };
+    let jobs = &plan.jobs;
+    let keep_bodies = jobs
+        .iter()
+        .any(|(_, _, targets, _)| targets.iter().any(|t| t.is_claude_code()));
+    let results = parallel::map_in_order(jobs, threads, |(path, files, targets, config)| {
+        let settings = Settings {
+            cli: &cli,
+            config: config.clone(),
+        };
+        lint_one(path, files, targets, &settings, mode, &cwd, keep_bodies)
+    });
+    let mut outcomes = Vec::with_capacity(results.len());
+    let mut errors = Vec::new();
+    for result in results {
+        match result {
+            Ok(outcome) => outcomes.push(outcome),
+            Err(error) => errors.push(error),
+        }
+    }
+    across_skills(&mut outcomes, jobs, &cli, args.context_window, &cwd);
+
+    let fixed: usize = outcomes.iter().map(|o| o.fixed).sum();
+    let fixed_files = outcomes.iter().filter(|o| o.fixed > 0).count();
+    let failed_io = !errors.is_empty() || !plan.walk_errors.is_empty();
+    if let FixMode::Diff { .. } = mode {
+        print_diffs(&outcomes, fixed, fixed_files, printer)?;
+        report_errors(printer, &plan.walk_errors, &errors)?;
+        return Ok(if failed_io {
+            ExitStatus::Error
+        } else if fixed > 0 && !args.exit_zero {
+            ExitStatus::Failure
+        } else {
+            ExitStatus::Success
+        });
+    }
+
+    let checked: Vec<Checked> = outcomes.into_iter().map(|o| o.checked).collect();
+    let report = Report {
+        checked: &checked,
+        root: output::repo_root(&cwd),
+        kind: Kind::Lint,
+    };
+    if args.statistics {
+        print_statistics(&checked, printer)?;
+    } else {
+        output::print(args.format, &report, printer)?;
+    }
+    if mode != FixMode::Off && args.format == Format::Human {
+        let mut err = printer.stderr();
+        writeln!(
+            err,
+            "Fixed {fixed} {} in {fixed_files} {}.",
+            plural(fixed, "problem", "problems"),
+            plural(fixed_files, "file", "files")
+        )?;
+        err.flush()?;
+    }
+    report_errors(printer, &plan.walk_errors, &errors)?;
+    if failed_io {
+        return Ok(ExitStatus::Error);
+    }
+    let summary = report.summary();
+    let failed = summary.errors > 0 || (args.deny_warnings && summary.warnings > 0);
+    Ok(if failed && !args.exit_zero {
+        ExitStatus::Failure
+    } else {
+        ExitStatus::Success
+    })
+}
+
+/// Finds the skills, their files, targets and configuration; `Err` is the exit status when
+/// something was reported instead.
+fn plan(
+    args: &LintArgs,
+    printer: Printer,
+    cwd: &Path,
+    threads: usize,
+) -> anyhow::Result<Result<Plan, ExitStatus>> {
+    let paths = if args.paths.is_empty() {
+        vec![PathBuf::from(".")]
+    } else {
+        args.paths.clone()
+    };
+    let problems = discover::check_paths(&paths);
+    if !problems.is_empty() {
+        let mut err = printer.stderr();
+        for problem in &problems {
+            print_error(&mut err, &problem.to_string(), problem.hint().as_slice())?;
+        }
+        err.flush()?;
+        return Ok(Err(ExitStatus::Error));
+    }
+    // A SKILL.md given by name is linted with its folder: the rules need the other files.
+    let roots: Vec<PathBuf> = paths
+        .iter()
+        .map(|path| {
+            if path.is_file() {
+                path.parent().map_or_else(PathBuf::new, Path::to_path_buf)
+            } else {
+                path.clone()
+            }
+        })
+        .map(|path| {
+            if path.as_os_str().is_empty() {
+                PathBuf::from(".")
+            } else {
+                path
+            }
+        })
+        .collect();
+    let found = discover::walk_with_files(&roots, threads);
+    let mut skills = found.skills;
+    if roots.len() > 1 {
+        let mut seen = std::collections::HashSet::new();
+        skills.retain(|path| {
+            seen.insert(fs_err::canonicalize(path).unwrap_or_else(|_| path.clone()))
+        });
+    }
+    if skills.is_empty() && found.errors.is_empty() {
+        let shown: Vec<String> = paths
+            .iter()
+            .map(|path| format!("`{}`", path.display()))
+            .collect();
+        return Err(UserError {
+            message: format!("no SKILL.md found in {}", shown.join(", ")),
+            hints: vec!["a skill is a folder that holds a SKILL.md; pass that folder, the file, or a folder containing skills".into()],
+        }
+        .into());
+    }
+    let files = files_per_skill(&skills, found.files);
+    let finder = ConfigFinder::with_walk(cwd.to_path_buf(), &roots, &found.config_dirs);
+    let mut cli_targets = args.targets.clone();
+    cli_targets.sort();
+    cli_targets.dedup();
+    let mut jobs = Vec::with_capacity(skills.len());
+    let mut config_errors = Vec::new();
+    for (path, files) in skills.into_iter().zip(files) {
+        match finder.for_dir(path.parent().unwrap_or(&path)) {
+            Ok(config) => {
+                let targets = if cli_targets.is_empty() {
+                    config
+                        .as_ref()
+                        .and_then(|c| c.targets.clone())
+                        .unwrap_or_else(|| DEFAULT_TARGETS.to_vec())
+                } else {
+                    cli_targets.clone()
+                };
+                jobs.push((path, files, targets, config));
+            }
+            Err(error) => config_errors.push(error),
+        }
+    }
+    if !config_errors.is_empty() {
+        config_errors.sort_by_key(ToString::to_string);
+        config_errors.dedup();
+        let mut err = printer.stderr();
+        for error in &config_errors {
+            print_error(
+                &mut err,
+                &error.to_string(),
+                &["fix skillpkg.toml, or pass --target and --select to override it"],
+            )?;
+        }
+        err.flush()?;
+        return Ok(Err(ExitStatus::Error));
+    }
+    Ok(Ok(Plan {
+        jobs,
+        walk_errors: found.errors,
+    }))
+}
+
+/// The rules across skills, then the suppressions they leave unused.
+fn across_skills(
+    outcomes: &mut [Outcome],
+    jobs: &[Job],
+    cli: &CliRules,
+    context_window: usize,
+    cwd: &Path,
+) {
+    let mut checked: Vec<Checked> = outcomes
+        .iter()
+        .map(|o| Checked {
+            skill: o.checked.skill.clone(),
+            targets: o.checked.targets.clone(),
+            diagnostics: Vec::new(),
+        })
+        .collect();
+    check_set(&mut checked);
+    set::similar_descriptions(&mut checked);
+    set::listing_budget(&mut checked, context_window);
+    // Outcomes and jobs line up except where a skill could not be read.
+    let configs: HashMap<&Path, &Option<Arc<Config>>> = jobs
+        .iter()
+        .map(|(path, _, _, config)| (path.as_path(), config))
+        .collect();
+    for (outcome, extra) in outcomes.iter_mut().zip(checked) {
+        let skill_path = outcome.checked.skill.path.clone();
+        let settings = Settings {
+            cli,
+            config: configs.get(skill_path.as_path()).and_then(|c| (*c).clone()),
+        };
+        let mut found = extra.diagnostics;
+        settings.filter(&mut found, &|_| skill_path.clone(), cwd);
+        if let Ok(source) = outcome.checked.skill.source() {
+            outcome.suppressions.apply(&mut found, source);
+        }
+        let earlier = outcome.suppressions.unused(false);
+        let mut unused = outcome.suppressions.unused(true);
+        unused.retain(|late| {
+            !earlier
+                .iter()
+                .any(|early| early.message == late.message && early.span == late.span)
+        });
+        for diagnostic in &mut unused {
+            diagnostic.targets.clone_from(&outcome.checked.targets);
+        }
+        settings.filter(&mut unused, &|_| skill_path.clone(), cwd);
+        found.extend(unused);
+        outcome.checked.diagnostics.extend(found);
+        outcome.checked.sort();
+    }
+}
+
+/// `--diff`: the diffs on stdout, a count on stderr.
+fn print_diffs(
+    outcomes: &[Outcome],
+    fixed: usize,
+    fixed_files: usize,
+    printer: Printer,
+) -> anyhow::Result<()> {
+    let mut out = printer.stdout();
+    for outcome in outcomes {
+        if let Some(diff) = &outcome.diff {
+            out.write_all(diff.as_bytes())?;
+        }
+    }
+    out.flush()?;
+    let mut err = printer.stderr();
+    if fixed == 0 {
+        writeln!(err, "No fixes to apply.")?;
+    } else {
+        writeln!(
+            err,
+            "Would fix {fixed} {} in {fixed_files} {} (run with `--fix` to apply).",
+            plural(fixed, "problem", "problems"),
+            plural(fixed_files, "file", "files")
+        )?;
+    }
+    err.flush()?;
+    Ok(())
+}
+
+fn plural<'a>(count: usize, one: &'a str, many: &'a str) -> &'a str {
+    if count == 1 { one } else { many }
+}
+
+fn report_errors(
+    printer: Printer,
+    walk: &[discover::DiscoverError],
+    read: &[anyhow::Error],
+) -> anyhow::Result<()> {
+    if walk.is_empty() && read.is_empty() {
+        return Ok(());
+    }
+    let mut err = printer.stderr();
+    for error in walk {
+        print_error(&mut err, &error.to_string(), &[])?;
+    }
+    for error in read {
+        print_error(&mut err, &format!("{error:#}"), &[])?;
+    }
+    err.flush()?;
+    Ok(())
+}
+
+/// `--statistics`: one line per rule that fired, most frequent first.
+fn print_statistics(checked: &[Checked], printer: Printer) -> anyhow::Result<()> {
+    let mut counts: BTreeMap<&str, (usize, &Rule)> = BTreeMap::new();
+    for item in checked {
+        for diagnostic in &item.diagnostics {
+            counts
+                .entry(diagnostic.rule.code)
+                .or_insert((0, diagnostic.rule))
+                .0 += 1;
+        }
+    }
+    let mut rows: Vec<(usize, &Rule)> = counts.into_values().collect();
+    rows.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.code.cmp(b.1.code)));
+    let mut out = printer.stdout();
+    for (count, rule) in rows {
+        let fixable = if rule.fix == rule::Fixable::No {
+            ""
+        } else {
+            " [*]"
+        };
+        writeln!(out, "{count:>6}  {}  {}{fixable}", rule.code, rule.name)?;
+    }
+    out.flush()?;
+    Ok(())
+}
+
+/// Gives each skill the files under its folder that are not under a nested skill's folder.
+fn files_per_skill(skills: &[PathBuf], files: Vec<PathBuf>) -> Vec<Vec<PathBuf>> {
+    let dirs: HashMap<PathBuf, usize> = skills
+        .iter()
+        .enumerate()
+        .map(|(index, path)| (path.parent().unwrap_or(Path::new("")).to_path_buf(), index))
+        .collect();
+    let mut out = vec![Vec::new(); skills.len()];
+    for file in files {
+        let owner = file.ancestors().skip(1).find_map(|dir| dirs.get(dir));
+        if let Some(&index) = owner {
+            out[index].push(file);
+        }
+    }
+    out
+}
+
+/// Lints one skill, fixing it when asked.
+fn lint_one(
+    path: &Path,
+    files: &[PathBuf],
+    targets: &[Target],
+    settings: &Settings<'_>,
+    mode: FixMode,
+    cwd: &Path,
+    keep_body: bool,
+) -> anyhow::Result<Outcome> {
+    let original = read_file(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let dir_name = folder_name(dir);
+    let bundle = Bundle::load(dir, files.to_vec());
+    let mut current = original.clone();
+    let mut fixed = 0;
+    let mut rounds = 0;
+    loop {
+        let skill = Skill::from_bytes(path.to_path_buf(), dir_name.clone(), current.clone());
+        let (mut checked, suppressions) = analyse(skill, &bundle, targets, settings, cwd);
+        let unsafe_fixes = match mode {
+            FixMode::Off => None,
+            FixMode::Write { unsafe_fixes } | FixMode::Diff { unsafe_fixes } => Some(unsafe_fixes),
+        };
+        let applicable: Vec<&fix::Fix> = match unsafe_fixes {
+            Some(allow_unsafe) if rounds < MAX_FIX_ROUNDS => checked
+                .diagnostics
+                .iter()
+                .filter_map(|d| d.fix.as_ref())
+                .filter(|fix| allow_unsafe || fix.applicability == Applicability::Safe)
+                .collect(),
+            _ => Vec::new(),
+        };
+        let next = match (applicable.is_empty(), checked.skill.source()) {
+            (false, Ok(source)) => Some(fix::apply(source, &current, &applicable)),
+            _ => None,
+        };
+        match next {
+            Some((bytes, applied)) if bytes != current && applied > 0 => {
+                fixed += applied;
+                current = bytes;
+                rounds += 1;
+            }
+            _ => {
+                let diff = match mode {
+                    FixMode::Diff { .. } if current != original => {
+                        Some(unified_diff(path, &original, &current))
+                    }
+                    _ => None,
+                };
+                if let FixMode::Write { .. } = mode
+                    && current != original
+                {
+                    write_atomically(path, &current)?;
+                }
+                if !keep_body {
+                    let keep = checked
+                        .diagnostics
+                        .iter()
+                        .flat_map(|d| d.span.iter().chain(d.related.iter().map(|r| &r.span)))
+                        .map(|span| span.end)
+                        .max()
+                        .unwrap_or(0);
+                    checked.skill.release_body(keep);
+                }
+                return Ok(Outcome {
+                    checked,
+                    suppressions,
+                    fixed,
+                    diff,
+                });
+            }
+        }
+    }
+}
+
+/// Validate's and lint's rules over one version of the text, filtered by the settings and the
+/// suppressions.
+fn analyse(
+    skill: Skill,
+    bundle: &Bundle,
+    targets: &[Target],
+    settings: &Settings<'_>,
+    cwd: &Path,
+) -> (Checked, Suppressions) {
+    let mut checked = check_skill(skill, targets);
+    let mut linted = lint::lint(&checked.skill, bundle, targets);
+    // A value validate already reports needs no second finding.
+    linted.retain(|found| {
+        !std::ptr::eq(found.rule, &raw const AMBIGUOUS_SCALAR)
+            || !checked
+                .diagnostics
+                .iter()
+                .any(|seen| seen.span == found.span)
+    });
+    checked.diagnostics.extend(linted);
+    let skill_path = checked.skill.path.clone();
+    let dir = checked.skill.dir.clone();
+    let path_of = move |d: &Diagnostic| match &d.file {
+        Some(file) => dir.join(&file.path),
+        None => skill_path.clone(),
+    };
+    settings.filter(&mut checked.diagnostics, &path_of, cwd);
+    let mut suppressions = lint::suppressions(&checked.skill);
+    if let Ok(source) = checked.skill.source() {
+        let source = source.clone();
+        suppressions.apply(&mut checked.diagnostics, &source);
+    }
+    let mut unused = suppressions.unused(false);
+    for diagnostic in &mut unused {
+        diagnostic.targets.clone_from(&checked.targets);
+    }
+    settings.filter(&mut unused, &path_of, cwd);
+    checked.diagnostics.extend(unused);
+    checked.sort();
+    (checked, suppressions)
+}
+
+fn unified_diff(path: &Path, before: &[u8], after: &[u8]) -> String {
+    let before = String::from_utf8_lossy(before);
+    let after = String::from_utf8_lossy(after);
+    let shown = output::slash_path(path);
+    similar::TextDiff::from_lines(before.as_ref(), after.as_ref())
+        .unified_diff()
+        .context_radius(3)
+        .header(&shown, &shown)
+        .to_string()
+}
+
+/// Writes `bytes` to a temporary file beside `path`, keeps `path`'s permissions, and renames it
+/// over `path`.
+fn write_atomically(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+    let dir = path
+        .parent()
+        .filter(|dir| !dir.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let mut temp = tempfile::Builder::new()
+        .prefix(".skillpkg-fix-")
+        .tempfile_in(dir)
+        .with_context(|| format!("cannot write beside {}", path.display()))?;
+    temp.write_all(bytes)?;
+    temp.as_file().sync_all()?;
+    let permissions = fs_err::metadata(path)?.permissions();
+    fs_err::set_permissions(temp.path(), permissions)?;
+    temp.persist(path)
+        .with_context(|| format!("cannot replace {}", path.display()))?;
+    Ok(())
+}

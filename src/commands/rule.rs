@@ -1,0 +1,120 @@
+//! `skillpkg rule`: the rule catalogue, or one rule's documentation.
+
+use std::io::Write;
+
+use super::{ExitStatus, UserError};
+use crate::check::rule::{self, Applies, Fixable, Kind, Rule};
+use crate::output::Printer;
+
+/// Explain a rule, or list them all.
+///
+/// Without an argument, lists every rule: code, name, default level, which command runs it
+/// (validate rules also run in lint), and whether it has a fix. With a code (SK303) or a name
+/// (broken-reference), prints what the rule does, why it matters and an example.
+#[derive(Debug, clap::Args)]
+pub struct RuleArgs {
+    /// A rule's code or kebab name
+    #[arg(value_name = "RULE")]
+    pub rule: Option<String>,
+
+    /// Print as JSON
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[allow(clippy::needless_pass_by_value)] // every command's `run` takes its arguments
+pub fn run(args: RuleArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
+    let mut out = printer.stdout();
+    match &args.rule {
+        None if args.json => {
+            let all: Vec<serde_json::Value> = rule::ALL.iter().map(|rule| json(rule)).collect();
+            serde_json::to_writer_pretty(&mut out, &all)?;
+            writeln!(out)?;
+        }
+        None => {
+            for rule in rule::ALL {
+                let line = format!(
+                    "{}  {:<28} {:<8} {:<10}{}",
+                    rule.code,
+                    rule.name,
+                    rule.default.as_str(),
+                    kind(rule),
+                    match rule.fix {
+                        Fixable::No => "",
+                        Fixable::Safe => "fix",
+                        Fixable::Unsafe => "unsafe fix",
+                    }
+                );
+                writeln!(out, "{}", line.trim_end())?;
+            }
+        }
+        Some(name) => {
+            let Some(rule) = rule::find(name) else {
+                let close = rule::ALL
+                    .iter()
+                    .map(|rule| (strsim::jaro_winkler(rule.name, name), rule))
+                    .filter(|(score, _)| *score > 0.8)
+                    .max_by(|a, b| a.0.total_cmp(&b.0))
+                    .map(|(_, rule)| format!("did you mean `{}` ({})?", rule.name, rule.code));
+                return Err(UserError {
+                    message: format!("no rule is called `{name}`"),
+                    hints: close
+                        .into_iter()
+                        .chain(std::iter::once(
+                            "`skillpkg rule` lists every rule".to_owned(),
+                        ))
+                        .collect(),
+                }
+                .into());
+            };
+            if args.json {
+                serde_json::to_writer_pretty(&mut out, &json(rule))?;
+                writeln!(out)?;
+            } else {
+                writeln!(out, "{} ({}): {}\n", rule.code, rule.name, rule.summary)?;
+                writeln!(
+                    out,
+                    "Default level: {}. Run by: {}. Targets: {}. Fix: {}.\n",
+                    rule.default.as_str(),
+                    match rule.kind {
+                        Kind::Validate => "validate and lint",
+                        Kind::Lint => "lint",
+                    },
+                    match rule.applies {
+                        Applies::All => "all",
+                        Applies::ClaudeCode => "claude-code, claude-code@2.1.88",
+                    },
+                    match rule.fix {
+                        Fixable::No => "none",
+                        Fixable::Safe => "safe (`skillpkg lint --fix`)",
+                        Fixable::Unsafe => "unsafe (`skillpkg lint --fix --unsafe-fixes`)",
+                    }
+                )?;
+                writeln!(out, "{}", rule.doc)?;
+            }
+        }
+    }
+    out.flush()?;
+    Ok(ExitStatus::Success)
+}
+
+fn kind(rule: &Rule) -> &'static str {
+    match (rule.kind, rule.applies) {
+        (Kind::Validate, _) => "validate",
+        (Kind::Lint, Applies::All) => "lint",
+        (Kind::Lint, Applies::ClaudeCode) => "lint (cc)",
+    }
+}
+
+fn json(rule: &Rule) -> serde_json::Value {
+    serde_json::json!({
+        "code": rule.code,
+        "name": rule.name,
+        "summary": rule.summary,
+        "default": rule.default,
+        "kind": rule.kind,
+        "applies": rule.applies,
+        "fix": rule.fix,
+        "doc": rule.doc,
+    })
+}
