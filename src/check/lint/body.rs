@@ -41,13 +41,10 @@ const READ_ONLY_GIT: &[&str] = &[
 
 /// Estimated tokens: one per 4 ASCII bytes, one per non-ASCII character.
 pub fn estimate_tokens(text: &str) -> usize {
-    let (ascii, other) = text.chars().fold((0usize, 0usize), |(ascii, other), c| {
-        if c.is_ascii() {
-            (ascii + 1, other)
-        } else {
-            (ascii, other + 1)
-        }
-    });
+    let bytes = text.as_bytes();
+    let ascii = bytes.iter().filter(|b| b.is_ascii()).count();
+    // Non-ASCII characters: their first bytes (not 10xxxxxx continuation bytes).
+    let other = bytes.iter().filter(|&&b| b >= 0xC0).count();
     ascii.div_ceil(4) + other
 }
 
@@ -83,6 +80,10 @@ pub(super) fn check(cx: &LintContext<'_>, out: &mut Vec<Diagnostic>) {
         );
     }
     let text = cx.text();
+    // One fast scan decides whether the slower, precise ones are needed at all.
+    if !path_triggers().is_match(text) {
+        return;
+    }
     absolute_paths(text, out);
     backslash_paths(text, out);
     for (at, _) in text.match_indices("{baseDir}") {
@@ -107,6 +108,15 @@ pub(super) fn check(cx: &LintContext<'_>, out: &mut Vec<Diagnostic>) {
             )),
         );
     }
+}
+
+/// Anything the path rules below could flag.
+fn path_triggers() -> &'static regex::Regex {
+    static PATTERN: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    PATTERN.get_or_init(|| {
+        regex::Regex::new(r"/home/|/Users/|/root/|:\\|scripts\\|references\\|assets\\|\{baseDir\}")
+            .expect("a valid pattern")
+    })
 }
 
 fn absolute_paths(text: &str, out: &mut Vec<Diagnostic>) {

@@ -59,7 +59,7 @@ pub(super) fn check_bundle(skill: &Skill, bundle: &Bundle, out: &mut Vec<Diagnos
                     .help("move what the agent needs into SKILL.md or references/, and keep the rest outside the skill folder"),
             );
         }
-        if file.folder() == Some("scripts") && !file.is_hidden() && !file.symlink {
+        if file.folder() == Some("scripts") && !file.is_hidden() {
             check_script(file, out);
         }
     }
@@ -157,8 +157,13 @@ struct Mention {
 /// relative to the skill folder; empty for SKILL.md).
 fn mentions(text: &str, base: &str, fences: &[Range<usize>]) -> Vec<Mention> {
     let mut out = Vec::new();
+    // One scan finds every candidate; the loops below look at each kind.
+    let hits: Vec<(usize, &str)> = mention_pattern()
+        .find_iter(text)
+        .map(|found| (found.start(), found.as_str()))
+        .collect();
     // Markdown links: `](target)`.
-    for (at, _) in text.match_indices("](") {
+    for &(at, _) in hits.iter().filter(|(_, hit)| *hit == "](") {
         if fences.iter().any(|fence| fence.contains(&at)) {
             continue;
         }
@@ -201,7 +206,7 @@ fn mentions(text: &str, base: &str, fences: &[Range<usize>]) -> Vec<Mention> {
     let bytes = text.as_bytes();
     for folder in RESOURCE_FOLDERS {
         let prefix = format!("{folder}/");
-        for (at, _) in text.match_indices(&prefix) {
+        for &(at, _) in hits.iter().filter(|(_, hit)| *hit == prefix) {
             let before = text[..at].chars().next_back();
             let allowed_before = match before {
                 None => true,
@@ -244,6 +249,11 @@ fn mentions(text: &str, base: &str, fences: &[Range<usize>]) -> Vec<Mention> {
         }
     }
     out
+}
+
+fn mention_pattern() -> &'static Regex {
+    static PATTERN: OnceLock<Regex> = OnceLock::new();
+    PATTERN.get_or_init(|| Regex::new(r"\]\(|scripts/|references/|assets/").expect("a valid pattern"))
 }
 
 /// `a/./b/../c` → `a/c`; `None` when it climbs out of the skill folder.

@@ -34,9 +34,8 @@ pub struct BundledFile {
     /// Relative to the skill folder, with `/` separators.
     pub path: String,
     pub full: PathBuf,
-    pub size: u64,
+    /// Only known for files under `scripts/`.
     pub executable: bool,
-    pub symlink: bool,
     /// The text, when the file is UTF-8 text of a readable size.
     pub text: Option<String>,
 }
@@ -64,7 +63,8 @@ pub struct Bundle {
 }
 
 impl Bundle {
-    /// Reads what the text rules need from `files`, which are inside `dir`.
+    /// Reads what the text rules need from `files`, which are inside `dir`: the text of each
+    /// (open, read, close), and the mode of scripts only.
     pub fn load(dir: &Path, mut files: Vec<PathBuf>) -> Self {
         files.sort();
         let files = files
@@ -76,20 +76,12 @@ impl Bundle {
                     .map(|part| part.to_string_lossy())
                     .collect::<Vec<_>>()
                     .join("/");
-                let metadata = fs_err::symlink_metadata(&full).ok()?;
-                let symlink = metadata.file_type().is_symlink();
-                let text = (!symlink && metadata.len() <= MAX_TEXT_BYTES)
-                    .then(|| fs_err::read(&full).ok())
-                    .flatten()
-                    .filter(|bytes| !bytes[..bytes.len().min(8192)].contains(&0))
-                    .and_then(|bytes| String::from_utf8(bytes).ok());
+                let (text, executable) = read_text(&full, path.starts_with("scripts/"));
                 Some(BundledFile {
                     path,
-                    size: metadata.len(),
-                    executable: is_executable(&metadata),
-                    symlink,
-                    text,
                     full,
+                    executable,
+                    text,
                 })
             })
             .collect();
@@ -117,6 +109,24 @@ impl Bundle {
             .get(at)
             .is_some_and(|file| file.path.starts_with(&prefix))
     }
+}
+
+/// The file's text when it is UTF-8 without NUL bytes and at most [`MAX_TEXT_BYTES`] long, and,
+/// when asked, whether it is executable.
+fn read_text(path: &Path, mode: bool) -> (Option<String>, bool) {
+    use std::io::Read as _;
+    let Ok(file) = fs_err::File::open(path) else {
+        return (None, false);
+    };
+    let executable = mode && file.metadata().is_ok_and(|metadata| is_executable(&metadata));
+    let mut bytes = Vec::new();
+    if file.take(MAX_TEXT_BYTES + 1).read_to_end(&mut bytes).is_err()
+        || bytes.len() as u64 > MAX_TEXT_BYTES
+        || bytes[..bytes.len().min(8192)].contains(&0)
+    {
+        return (None, executable);
+    }
+    (String::from_utf8(bytes).ok(), executable)
 }
 
 #[cfg(unix)]

@@ -1,6 +1,6 @@
 //! Lint rules across a set of skills: near-duplicate descriptions, and the listing budget.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use super::listing::{self, CapStyle, Entry};
 use crate::check::Checked;
@@ -95,30 +95,52 @@ pub fn similar_descriptions(checked: &mut [Checked]) {
                 .map(shingles)
         })
         .collect();
+    let seeds: Vec<u64> = (1..=HASHES as u64).map(mix).collect();
     let mut buckets: HashMap<(usize, u64), Vec<usize>> = HashMap::new();
+    let mut signatures: Vec<Vec<u64>> = vec![Vec::new(); checked.len()];
     for (index, set) in sets.iter().enumerate() {
         let Some(set) = set else { continue };
-        let signature: Vec<u64> = (0..HASHES as u64)
-            .map(|seed| {
-                set.iter()
-                    .map(|&h| mix(h ^ mix(seed + 1)))
-                    .min()
-                    .unwrap_or(0)
-            })
-            .collect();
+        let mut signature = vec![u64::MAX; HASHES];
+        for &shingle in set {
+            for (slot, seed) in signature.iter_mut().zip(&seeds) {
+                *slot = (*slot).min(mix(shingle ^ seed));
+            }
+        }
         for band in 0..BANDS {
             let key = signature[band * ROWS..(band + 1) * ROWS]
                 .iter()
                 .fold(0u64, |acc, &h| mix(acc ^ h));
             buckets.entry((band, key)).or_default().push(index);
         }
+        signatures[index] = signature;
+    }
+    // Each skill's candidates are the other members of its buckets; a stamp per skill says
+    // whether it was already compared with the current one.
+    let mut keys_of: Vec<Vec<(usize, u64)>> = vec![Vec::new(); checked.len()];
+    for (key, members) in &buckets {
+        if members.len() > 1 {
+            for &member in members {
+                keys_of[member].push(*key);
+            }
+        }
     }
     let mut best: Vec<Option<(f64, usize)>> = vec![None; checked.len()];
-    let mut compared: HashSet<(usize, usize)> = HashSet::new();
-    for members in buckets.values().filter(|members| members.len() > 1) {
-        for (n, &a) in members.iter().enumerate() {
-            for &b in &members[n + 1..] {
-                if !compared.insert((a.min(b), a.max(b))) {
+    let mut stamp: Vec<usize> = vec![usize::MAX; checked.len()];
+    for a in 0..checked.len() {
+        for key in &keys_of[a] {
+            for &b in &buckets[key] {
+                if b <= a || stamp[b] == a {
+                    continue;
+                }
+                stamp[b] = a;
+                // The share of equal MinHash values estimates the similarity: skip pairs far
+                // below the threshold before comparing exactly.
+                let agree = signatures[a]
+                    .iter()
+                    .zip(&signatures[b])
+                    .filter(|(x, y)| x == y)
+                    .count();
+                if agree * 10 < HASHES * 6 {
                     continue;
                 }
                 let (Some(left), Some(right)) = (&sets[a], &sets[b]) else {
