@@ -123,16 +123,32 @@ struct Settings<'a> {
 }
 
 impl Settings<'_> {
+    /// The command line goes first: `--ignore` wins, and a rule named on its own in `--select`
+    /// or `--extend-select` runs even if skillpkg.toml ignores it. Otherwise `--select` replaces
+    /// the file's `select` (default: all), both `extend-select`s add, and the file's `ignore`
+    /// removes.
     fn selected(&self, rule: &Rule) -> bool {
-        let config = self.config.as_deref().map(|config| &config.lint);
         let any = |selectors: &[Selector]| selectors.iter().any(|s| s.matches(rule));
-        let mut on = if self.cli.select.is_empty() {
+        if any(&self.cli.ignore) {
+            return false;
+        }
+        let named = |selectors: &[Selector]| {
+            selectors
+                .iter()
+                .any(|s| matches!(s, Selector::Rule(named) if std::ptr::eq(*named, rule)))
+        };
+        if named(&self.cli.select) || named(&self.cli.extend_select) {
+            return true;
+        }
+        let config = self.config.as_deref().map(|config| &config.lint);
+        let base = if self.cli.select.is_empty() {
             config.and_then(|c| c.select.as_deref()).is_none_or(any)
         } else {
             any(&self.cli.select)
         };
-        on |= any(&self.cli.extend_select) || config.is_some_and(|c| any(&c.extend_select));
-        on && !any(&self.cli.ignore) && !config.is_some_and(|c| any(&c.ignore))
+        let on =
+            base || any(&self.cli.extend_select) || config.is_some_and(|c| any(&c.extend_select));
+        on && !config.is_some_and(|c| any(&c.ignore))
     }
 
     fn level(&self, rule: &Rule) -> Option<Level> {

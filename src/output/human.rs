@@ -168,16 +168,28 @@ pub(super) fn print_summary(report: &Report<'_>, out: &mut dyn Write) -> io::Res
     } else {
         format!("{valid} valid, {invalid} with errors")
     };
-    let fixable = report
-        .checked
-        .iter()
-        .flat_map(|item| &item.diagnostics)
-        .filter(|diagnostic| diagnostic.fix.is_some())
-        .count();
-    let fixable = if report.kind == crate::check::rule::Kind::Lint && fixable > 0 {
-        format!(" {fixable} fixable with `skillpkg lint --fix` (some may need `--unsafe-fixes`).")
-    } else {
-        String::new()
+    let fixes = |applicability| {
+        report
+            .checked
+            .iter()
+            .flat_map(|item| &item.diagnostics)
+            .filter(|d| {
+                d.fix
+                    .as_ref()
+                    .is_some_and(|fix| fix.applicability == applicability)
+            })
+            .count()
+    };
+    let (safe, unsafe_) = (fixes(Applicability::Safe), fixes(Applicability::Unsafe));
+    let fixable = match (report.kind, safe, unsafe_) {
+        (crate::check::rule::Kind::Validate, ..) | (_, 0, 0) => String::new(),
+        (_, safe, 0) => format!(" {safe} fixable with `skillpkg lint --fix`."),
+        (_, 0, unsafe_) => {
+            format!(" {unsafe_} fixable with `skillpkg lint --fix --unsafe-fixes`.")
+        }
+        (_, safe, unsafe_) => format!(
+            " {safe} fixable with `skillpkg lint --fix` ({unsafe_} more with `--unsafe-fixes`)."
+        ),
     };
     writeln!(
         out,

@@ -37,6 +37,19 @@ fn examples_are_clean_for_every_target() {
     let (code, stdout, stderr) = run(context.validate(&args));
     assert_eq!((code, stdout.as_str()), (0, ""), "{stderr}");
     assert!(stderr.contains("all 4 valid (no problems)"), "{stderr}");
+    let mut lint = vec![
+        "lint".to_owned(),
+        root.to_str().unwrap().to_owned(),
+        "--format".into(),
+        "concise".into(),
+    ];
+    for target in Target::value_variants() {
+        lint.extend(["--target".into(), target.name().into()]);
+    }
+    let lint: Vec<&str> = lint.iter().map(String::as_str).collect();
+    let (code, stdout, stderr) = run(context.command(&lint));
+    assert_eq!((code, stdout.as_str()), (0, ""), "{stderr}");
+    assert!(stderr.contains("Linted 4 skills"), "{stderr}");
 }
 
 #[test]

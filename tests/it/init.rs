@@ -644,3 +644,111 @@ fn help_explains_the_command() {
     let context = TestContext::new();
     snapshot!(context, "init__help", context.init(&["--help"]));
 }
+
+/// Every template with every resource combination, written by `init` and linted for every
+/// target: no finding at all. Without `--description`, the placeholder is the only finding.
+#[test]
+fn generated_skills_lint_clean_for_every_target() {
+    let context = TestContext::new();
+    let actions = ["Summarises", "Audits", "Converts", "Validates", "Renders"];
+    let topics = [
+        "invoices",
+        "contracts",
+        "tickets",
+        "charts",
+        "schemas",
+        "logs",
+        "datasets",
+        "releases",
+    ];
+    let teams = [
+        "finance", "legal", "support", "design", "platform", "security", "research",
+    ];
+    let subsets = [
+        "",
+        "scripts",
+        "references",
+        "assets",
+        "scripts,references",
+        "scripts,assets",
+        "references,assets",
+        "scripts,references,assets",
+    ];
+    let mut index = 0;
+    for template in scaffold::templates() {
+        for (bits, subset) in subsets.iter().enumerate() {
+            let name = format!("{}-{bits}", template.name);
+            let description = format!(
+                "{} {} exported by the {} team into a short report. Use when the user asks about {} from {}.",
+                actions[index % actions.len()],
+                topics[index % topics.len()],
+                teams[index % teams.len()],
+                topics[index % topics.len()],
+                teams[index % teams.len()],
+            );
+            index += 1;
+            let mut args = vec![
+                name.as_str(),
+                "--path",
+                "skills",
+                "--template",
+                template.name,
+                "-d",
+                &description,
+            ];
+            if subset.is_empty() {
+                args.push("--no-resources");
+            } else {
+                args.extend(["--resources", subset]);
+            }
+            let (code, _, stderr) = run(context.init(&args));
+            assert_eq!(code, 0, "{name}: {stderr}");
+        }
+        let (code, _, stderr) = run(context.init(&[
+            template.name,
+            "--path",
+            "placeholders",
+            "--template",
+            template.name,
+        ]));
+        assert_eq!(code, 0, "{stderr}");
+    }
+    let mut args = vec![
+        "lint",
+        "skills",
+        "--format",
+        "concise",
+        "--context-window",
+        "1000000",
+    ];
+    for target in all_targets() {
+        args.extend(["--target", target]);
+    }
+    let (code, stdout, stderr) = run(context.command(&args));
+    assert_eq!((code, stdout.as_str()), (0, ""), "{stderr}");
+    assert!(stderr.contains("all 40 valid (no problems)"), "{stderr}");
+
+    let (code, stdout, _) = run(context.command(&[
+        "lint",
+        "placeholders",
+        "--format",
+        "json",
+        // The placeholders are the same text, so they are also near-duplicates of each other.
+        "--ignore",
+        "similar-descriptions",
+    ]));
+    assert_eq!(code, 0);
+    let json: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let mut codes = BTreeSet::new();
+    for skill in json["skills"].as_array().unwrap() {
+        let found: Vec<&str> = skill["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| d["code"].as_str().unwrap())
+            .collect();
+        assert!(!found.is_empty(), "{}", skill["path"]);
+        codes.extend(found);
+    }
+    assert_eq!(codes, BTreeSet::from(["SK209"]));
+}

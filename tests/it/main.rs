@@ -8,6 +8,7 @@ mod docs;
 mod examples;
 mod fixtures;
 mod init;
+mod lint;
 mod property;
 mod skills_ref;
 mod validate;

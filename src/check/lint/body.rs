@@ -57,7 +57,9 @@ pub(super) fn check(cx: &LintContext<'_>, out: &mut Vec<Diagnostic>) {
         out.push(
             Diagnostic::warning(
                 &BODY_TOO_LONG,
-                format!("the body is {lines} lines long; keep it under {MAX_BODY_LINES}"),
+                format!(
+                    "the body is {lines} lines long; the spec recommends at most {MAX_BODY_LINES}"
+                ),
             )
             .at(range)
             .label(format!("line {} of the body", MAX_BODY_LINES + 1))

@@ -253,7 +253,8 @@ fn mentions(text: &str, base: &str, fences: &[Range<usize>]) -> Vec<Mention> {
 
 fn mention_pattern() -> &'static Regex {
     static PATTERN: OnceLock<Regex> = OnceLock::new();
-    PATTERN.get_or_init(|| Regex::new(r"\]\(|scripts/|references/|assets/").expect("a valid pattern"))
+    PATTERN
+        .get_or_init(|| Regex::new(r"\]\(|scripts/|references/|assets/").expect("a valid pattern"))
 }
 
 /// `a/./b/../c` → `a/c`; `None` when it climbs out of the skill folder.

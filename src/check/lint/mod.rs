@@ -118,9 +118,15 @@ fn read_text(path: &Path, mode: bool) -> (Option<String>, bool) {
     let Ok(file) = fs_err::File::open(path) else {
         return (None, false);
     };
-    let executable = mode && file.metadata().is_ok_and(|metadata| is_executable(&metadata));
+    let executable = mode
+        && file
+            .metadata()
+            .is_ok_and(|metadata| is_executable(&metadata));
     let mut bytes = Vec::new();
-    if file.take(MAX_TEXT_BYTES + 1).read_to_end(&mut bytes).is_err()
+    if file
+        .take(MAX_TEXT_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .is_err()
         || bytes.len() as u64 > MAX_TEXT_BYTES
         || bytes[..bytes.len().min(8192)].contains(&0)
     {

@@ -1,0 +1,668 @@
+//! `skillpkg lint` and `skillpkg rule`: real runs of the binary over fixtures that fire each
+//! lint rule and near misses that must not.
+
+use std::collections::BTreeSet;
+
+use skillpkg::check::rule::{self, Applies, Kind};
+
+use crate::common::{TestContext, run};
+use crate::snapshot;
+
+impl TestContext {
+    /// `skillpkg lint ARGS`.
+    fn lint(&self, args: &[&str]) -> std::process::Command {
+        let mut all = vec!["lint"];
+        all.extend_from_slice(args);
+        self.command(&all)
+    }
+
+    /// Writes a skill `dir` (its folder name is its name) with a description unique to it.
+    fn lint_skill(&self, dir: &str, frontmatter: &str, body: &str) {
+        let name = dir.rsplit('/').next().unwrap();
+        let description = format!(
+            "Handles the {name} fixture of the lint test suite. Use when a test lints {name}."
+        );
+        self.lint_skill_described(dir, &description, frontmatter, body);
+    }
+
+    fn lint_skill_described(&self, dir: &str, description: &str, frontmatter: &str, body: &str) {
+        let name = dir.rsplit('/').next().unwrap();
+        self.skill(
+            dir,
+            &format!("---\nname: {name}\ndescription: {description}\n{frontmatter}---\n\n# Fixture\n\n{body}"),
+        );
+    }
+
+    #[cfg(unix)]
+    fn chmod(&self, path: &str, mode: u32) {
+        use std::os::unix::fs::PermissionsExt as _;
+        fs_err::set_permissions(
+            self.root().join(path),
+            std::fs::Permissions::from_mode(mode),
+        )
+        .unwrap();
+    }
+}
+
+/// A key that looks real to the secret scanner (varied characters, no `EXAMPLE`), built at run
+/// time so no such string sits in the repository.
+fn fake_key() -> String {
+    let alphabet = b"aZ3kQ9xP2mN7vB4cR8tL1wY6hJ5dF0gS";
+    let tail: String = (0..60usize)
+        .map(|i| char::from(alphabet[(i * 7 + 3) % alphabet.len()]))
+        .collect();
+    format!("sk-ant-api03-{tail}")
+}
+
+#[allow(clippy::too_many_lines)] // one fixture pair per rule, read top to bottom
+/// Skills that each fire one rule (under the default target), in `fires/`, and near misses
+/// that fire nothing, in `passes/`.
+fn write_general_fixtures(context: &TestContext) {
+    let c = context;
+    c.lint_skill("fires/sk015-ambiguous", "license: no\n", "Steps.\n");
+    c.lint_skill("passes/sk015-ambiguous", "license: \"no\"\n", "Steps.\n");
+    c.lint_skill(
+        "fires/sk016-unused",
+        "",
+        "<!-- skillpkg-disable-next-line SK301 -->\nA short body.\n",
+    );
+    c.lint_skill(
+        "passes/sk016-unused",
+        "",
+        "<!-- skillpkg-disable-next-line SK308 -->\nOld docs said {baseDir}.\n",
+    );
+    c.lint_skill_described(
+        "fires/sk206-trigger",
+        "Formats release notes from the commits of a repository into Markdown sections.",
+        "",
+        "Steps.\n",
+    );
+    c.lint_skill_described(
+        "passes/sk206-trigger",
+        "Formats release notes from the commits of a repository. Use when asked for a changelog.",
+        "",
+        "Steps.\n",
+    );
+    c.lint_skill_described(
+        "fires/sk207-person",
+        "Formats release notes for you from git history. Use when a changelog is requested.",
+        "",
+        "Steps.\n",
+    );
+    c.lint_skill_described(
+        "passes/sk207-person",
+        "Formats release notes for the user from git history. Use when a changelog is requested.",
+        "",
+        "Steps.\n",
+    );
+    c.lint_skill_described(
+        "fires/sk208-vague",
+        "Helps with notes. Use when asked.",
+        "",
+        "Steps.\n",
+    );
+    c.lint_skill_described(
+        "passes/sk208-vague",
+        "Turns meeting notes into a list of decisions and owners. Use when the user shares notes.",
+        "",
+        "Steps.\n",
+    );
+    c.lint_skill("fires/sk209-placeholder", "", "TODO: write the steps.\n");
+    c.lint_skill(
+        "passes/sk209-placeholder",
+        "",
+        "Keep a to-do list of the steps.\n",
+    );
+    c.skill("fires/sk211-multiline", "---\nname: sk211-multiline\ndescription: |\n  Handles the multi-line fixture of the lint test suite.\n  Use when a test lints line breaks.\n---\n\nSteps.\n");
+    c.skill("passes/sk211-multiline", "---\nname: sk211-multiline\ndescription: >\n  Handles the folded fixture of the lint test suite.\n  Use when a test lints folded text.\n---\n\nSteps.\n");
+    c.lint_skill("fires/sk301-long", "", &"A line of the body.\n".repeat(501));
+    // The fixture adds 3 lines (a blank line, the title, a blank line): 497 + 3 = 500.
+    c.lint_skill(
+        "passes/sk301-long",
+        "",
+        &"A line of the body.\n".repeat(497),
+    );
+    c.lint_skill(
+        "fires/sk302-tokens",
+        "",
+        &format!("{}\n", "word ".repeat(42)).repeat(100),
+    );
+    c.lint_skill(
+        "passes/sk302-tokens",
+        "",
+        &format!("{}\n", "word ".repeat(38)).repeat(100),
+    );
+    c.lint_skill(
+        "fires/sk303-broken",
+        "",
+        "Read [the guide](references/guide.md).\n",
+    );
+    c.lint_skill(
+        "passes/sk303-broken",
+        "",
+        "Read [the guide](references/guide.md).\n",
+    );
+    c.write("passes/sk303-broken/references/guide.md", "# Guide\n");
+    c.lint_skill("fires/sk304-unreferenced", "", "Steps.\n");
+    c.write("fires/sk304-unreferenced/references/notes.md", "# Notes\n");
+    c.lint_skill(
+        "passes/sk304-unreferenced",
+        "",
+        "Read references/notes.md for background.\n",
+    );
+    c.write("passes/sk304-unreferenced/references/notes.md", "# Notes\n");
+    c.lint_skill("fires/sk305-nested", "", "Read [a](references/a.md).\n");
+    c.write(
+        "fires/sk305-nested/references/a.md",
+        "# A\n\nThen read [b](b.md).\n",
+    );
+    c.write("fires/sk305-nested/references/b.md", "# B\n");
+    c.lint_skill(
+        "passes/sk305-nested",
+        "",
+        "Read [a](references/a.md), then [b](references/b.md).\n",
+    );
+    c.write(
+        "passes/sk305-nested/references/a.md",
+        "# A\n\nSee also [b](b.md).\n",
+    );
+    c.write("passes/sk305-nested/references/b.md", "# B\n");
+    c.lint_skill(
+        "fires/sk306-absolute",
+        "",
+        "Notes are in /home/ana/notes.txt.\n",
+    );
+    c.lint_skill(
+        "passes/sk306-absolute",
+        "",
+        "Notes are in ~/notes.txt, or in ./home/notes.txt.\n",
+    );
+    c.lint_skill("fires/sk307-backslash", "", "Run references\\guide.md.\n");
+    c.lint_skill(
+        "passes/sk307-backslash",
+        "",
+        "Escape a backslash as \\\\.\n",
+    );
+    c.lint_skill("fires/sk308-basedir", "", "Files live in {baseDir}.\n");
+    c.lint_skill(
+        "passes/sk308-basedir",
+        "",
+        "Files live in ${CLAUDE_SKILL_DIR}.\n",
+    );
+    let long = (1..=120).fold(String::new(), |mut text, i| {
+        text.push_str("Line ");
+        text.push_str(&i.to_string());
+        text.push_str(" of the reference.\n");
+        text
+    });
+    c.lint_skill(
+        "fires/sk309-toc",
+        "",
+        "Read [the API](references/api.md).\n",
+    );
+    c.write(
+        "fires/sk309-toc/references/api.md",
+        format!("# API\n\n{long}"),
+    );
+    c.lint_skill(
+        "passes/sk309-toc",
+        "",
+        "Read [the API](references/api.md).\n",
+    );
+    c.write(
+        "passes/sk309-toc/references/api.md",
+        format!("# API\n\n## Contents\n\n- Lines\n\n## Lines\n\n{long}"),
+    );
+    c.lint_skill("fires/sk310-readme", "", "Steps.\n");
+    c.write("fires/sk310-readme/README.md", "# For people\n");
+    c.lint_skill(
+        "passes/sk310-readme",
+        "",
+        "Copy assets/README.md into the user's project.\n",
+    );
+    c.write("passes/sk310-readme/assets/README.md", "# Project\n");
+    c.lint_skill("fires/sk311-mode", "", "Run scripts/run.sh.\n");
+    c.write("fires/sk311-mode/scripts/run.sh", "#!/bin/sh\necho hi\n");
+    c.lint_skill("passes/sk311-mode", "", "Run scripts/run.sh.\n");
+    c.write("passes/sk311-mode/scripts/run.sh", "#!/bin/sh\necho hi\n");
+    c.lint_skill("fires/sk312-shebang", "", "Run scripts/run.sh.\n");
+    c.write("fires/sk312-shebang/scripts/run.sh", "echo hi\n");
+    c.lint_skill(
+        "passes/sk312-shebang",
+        "",
+        "Run scripts/run.py; it imports scripts/helpers.py.\n",
+    );
+    c.write("passes/sk312-shebang/scripts/run.py", "#!/usr/bin/env python3\nimport helpers\nif __name__ == \"__main__\":\n    helpers.main()\n");
+    c.write(
+        "passes/sk312-shebang/scripts/helpers.py",
+        "def main():\n    print(1)\n",
+    );
+    #[cfg(unix)]
+    {
+        c.chmod("fires/sk311-mode/scripts/run.sh", 0o644);
+        c.chmod("passes/sk311-mode/scripts/run.sh", 0o755);
+        c.chmod("fires/sk312-shebang/scripts/run.sh", 0o755);
+        c.chmod("passes/sk312-shebang/scripts/run.py", 0o755);
+    }
+    c.lint_skill(
+        "fires/sk505-broad",
+        "allowed-tools: Bash Read\n",
+        "Steps.\n",
+    );
+    c.lint_skill(
+        "passes/sk505-broad",
+        "allowed-tools: Bash(git status:*) Read\n",
+        "Steps.\n",
+    );
+    c.lint_skill(
+        "fires/sk507-format",
+        "allowed-tools: Read, Write\n",
+        "Steps.\n",
+    );
+    c.lint_skill(
+        "passes/sk507-format",
+        "allowed-tools: Read Write\n",
+        "Steps.\n",
+    );
+    let same = "Summarises a pull request into a short review with risks and open questions. Use when the user asks for a review.";
+    c.lint_skill_described("fires/sk602-first", same, "", "Steps.\n");
+    c.lint_skill_described("fires/sk602-second", same, "", "Steps.\n");
+    c.lint_skill("fires/sk701-env", "", "Steps.\n");
+    c.write("fires/sk701-env/.env", "TOKEN=1\n");
+    c.lint_skill("passes/sk701-env", "", "Copy .env.example to start.\n");
+    c.write("passes/sk701-env/.env.example", "TOKEN=\n");
+    c.lint_skill(
+        "fires/sk702-key",
+        "",
+        &format!("Call the API with `{}`.\n", fake_key()),
+    );
+    c.lint_skill(
+        "passes/sk702-key",
+        "",
+        &format!("Call the API with `sk-ant-api03-{}`.\n", "x".repeat(60)),
+    );
+}
+
+/// The Claude Code rules, in `cc-fires/` and `cc-passes/`, linted with `--target claude-code`.
+fn write_claude_code_fixtures(context: &TestContext) {
+    let c = context;
+    let long = format!(
+        "Handles the long fixture of the lint test suite. Use when a test lints long text. {}",
+        "More detail. ".repeat(120)
+    );
+    c.lint_skill_described("cc-fires/sk210-cut", &long, "", "Steps.\n");
+    c.lint_skill_described("cc-passes/sk210-cut", &long[..1500], "", "Steps.\n");
+    c.lint_skill("cc-fires/sk506-tool", "allowed-tools: Reed\n", "Steps.\n");
+    c.lint_skill(
+        "cc-passes/sk506-tool",
+        "allowed-tools: Read mcp__github__search\n",
+        "Steps.\n",
+    );
+    c.lint_skill("cc-fires/sk508-shell", "", "Marker: !`touch marker`\n");
+    c.lint_skill(
+        "cc-passes/sk508-shell",
+        "allowed-tools: Bash(touch:*)\n",
+        "Status: !`git status`\nMarker: !`touch marker`\nLiteral: x!`rm -rf tmp`\n",
+    );
+    c.lint_skill("cc-fires/sk509-hint", "", "Summarise $ARGUMENTS.\n");
+    c.lint_skill(
+        "cc-passes/sk509-hint",
+        "argument-hint: \"[file]\"\n",
+        "Summarise $ARGUMENTS.\n",
+    );
+    c.lint_skill(
+        "cc-fires/sk510-unused",
+        "argument-hint: \"[file] [mode]\"\narguments: [file, mode]\n",
+        "Open $file.\n",
+    );
+    c.lint_skill(
+        "cc-passes/sk510-unused",
+        "argument-hint: \"[file] [mode]\"\narguments: [file, mode]\n",
+        "Open $file in $mode.\n",
+    );
+    c.lint_skill(
+        "cc-fires/sk511-undeclared",
+        "argument-hint: \"[file]\"\narguments: [file]\n",
+        "Open $file and $fiel.\n",
+    );
+    c.lint_skill(
+        "cc-passes/sk511-undeclared",
+        "argument-hint: \"[file]\"\narguments: [file]\n",
+        "Open $file; `$HOME` is the user's folder.\n",
+    );
+    c.lint_skill(
+        "cc-fires/sk512-invocable",
+        "disable-model-invocation: true\nuser-invocable: false\n",
+        "Steps.\n",
+    );
+    c.lint_skill(
+        "cc-passes/sk512-invocable",
+        "disable-model-invocation: true\n",
+        "Steps.\n",
+    );
+    c.lint_skill(
+        "cc-fires/sk513-glob",
+        "paths: \"src/**/*.{py\"\n",
+        "Steps.\n",
+    );
+    c.lint_skill(
+        "cc-passes/sk513-glob",
+        "paths: \"src/**/*.py\"\n",
+        "Steps.\n",
+    );
+}
+
+fn codes(stdout: &str) -> BTreeSet<String> {
+    let json: serde_json::Value = serde_json::from_str(stdout).expect("JSON");
+    json["skills"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|skill| skill["diagnostics"].as_array().unwrap().clone())
+        .map(|d| d["code"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[test]
+fn every_lint_rule_fires_on_its_fixture_and_not_on_its_near_miss() {
+    let context = TestContext::new();
+    write_general_fixtures(&context);
+    write_claude_code_fixtures(&context);
+    let cc = ["--target", "claude-code", "--context-window", "1000000"];
+
+    snapshot!(
+        context,
+        "lint__fires",
+        context.lint(&["fires", "--format", "concise"])
+    );
+    snapshot!(
+        context,
+        "lint__fires_claude_code",
+        context.lint(&[
+            "cc-fires", "--format", "concise", cc[0], cc[1], cc[2], cc[3]
+        ])
+    );
+    snapshot!(context, "lint__passes", context.lint(&["passes"]));
+    snapshot!(
+        context,
+        "lint__passes_claude_code",
+        context.lint(&["cc-passes", cc[0], cc[1], cc[2], cc[3]])
+    );
+
+    let (_, general, _) = run(context.lint(&["fires", "--format", "json"]));
+    let (_, claude, _) =
+        run(context.lint(&["cc-fires", "--format", "json", cc[0], cc[1], cc[2], cc[3]]));
+    let mut fired = codes(&general);
+    fired.extend(codes(&claude));
+    fired.insert("SK603".into()); // over budget: its own test below
+    let missing: Vec<&str> = rule::ALL
+        .iter()
+        .filter(|rule| rule.kind == Kind::Lint && !fired.contains(rule.code))
+        .map(|rule| rule.code)
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "lint rules without a firing fixture: {missing:?}"
+    );
+    // Claude Code rules fire only under a Claude Code target.
+    let (_, under_spec, _) = run(context.lint(&["cc-fires", "--format", "json"]));
+    for rule in rule::ALL
+        .iter()
+        .filter(|rule| rule.applies == Applies::ClaudeCode)
+    {
+        assert!(
+            !codes(&under_spec).contains(rule.code),
+            "{} fired under agentskills",
+            rule.code
+        );
+    }
+}
+
+#[test]
+fn listing_over_budget_names_the_skills_that_lose_their_description() {
+    let context = TestContext::new();
+    for i in 1..=12 {
+        let name = format!("sk-{i:03}");
+        let text = format!(
+            "Handles fixture number {i} of the budget test, with words that differ, {}. Use when a test needs fixture {i}.",
+            "alpha beta gamma delta ".repeat(i % 5 + 6)
+        );
+        context.lint_skill_described(&format!("skills/{name}"), &text, "", "Steps.\n");
+    }
+    snapshot!(
+        context,
+        "lint__over_budget",
+        context.lint(&[
+            "skills",
+            "--target",
+            "claude-code",
+            "--select",
+            "SK603",
+            "--format",
+            "concise"
+        ])
+    );
+    snapshot!(
+        context,
+        "lint__over_budget_2188",
+        context.lint(&[
+            "skills",
+            "--target",
+            "claude-code@2.1.88",
+            "--select",
+            "SK603",
+            "--format",
+            "concise",
+            "--context-window",
+            "50000"
+        ])
+    );
+    // A 1,000,000-token window has room for all of them.
+    let (code, stdout, _) = run(context.lint(&[
+        "skills",
+        "--target",
+        "claude-code",
+        "--select",
+        "SK603",
+        "--format",
+        "concise",
+        "--context-window",
+        "1000000",
+    ]));
+    assert_eq!((code, stdout.as_str()), (0, ""));
+}
+
+#[test]
+fn rule_lists_every_rule_and_explains_one() {
+    let context = TestContext::new();
+    snapshot!(context, "rule__list", context.command(&["rule"]));
+    snapshot!(
+        context,
+        "rule__explain",
+        context.command(&["rule", "broken-reference"])
+    );
+    snapshot!(
+        context,
+        "rule__unknown",
+        context.command(&["rule", "brokn-reference"])
+    );
+    let (code, stdout, _) = run(context.command(&["rule", "--json"]));
+    assert_eq!(code, 0);
+    let all: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(all.as_array().unwrap().len(), rule::ALL.len());
+    let (_, by_code, _) = run(context.command(&["rule", "sk303"]));
+    let (_, by_name, _) = run(context.command(&["rule", "broken-reference"]));
+    assert_eq!(by_code, by_name);
+}
+
+/// A skill with one problem of each safely fixable kind, and one unsafely fixable.
+const FIXABLE: &str = "---\nname: fixable\ndescription: Use when: the user asks to fix things in files\nlicense: no\nallowed-tools:\n  - Read\n  - Bash(git status:*)\nwhen_to_use: When a test runs the fixer.\n---\n\n# Fixable\n\n<!-- skillpkg-disable-next-line SK306 -->\nRun {baseDir}/scripts\\run.py from the skill.\n";
+
+#[test]
+fn fix_applies_safe_fixes_and_a_second_run_changes_nothing() {
+    let context = TestContext::new();
+    let path = context.skill("fixable", FIXABLE);
+    snapshot!(context, "lint__fix", context.lint(&["fixable", "--fix"]));
+    let fixed = fs_err::read_to_string(&path).unwrap();
+    context
+        .settings()
+        .bind(|| insta::assert_snapshot!("lint__fix_result", fixed));
+    // Only the unsafe fix and what has no fix are left; running again changes nothing.
+    let (code, _, stderr) = run(context.lint(&["fixable", "--fix"]));
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.contains("Fixed 0 problems in 0 files."), "{stderr}");
+    assert_eq!(fs_err::read_to_string(&path).unwrap(), fixed);
+    // With --unsafe-fixes, `when_to_use` is merged into the description.
+    let (code, _, stderr) = run(context.lint(&["fixable", "--fix", "--unsafe-fixes"]));
+    assert_eq!(code, 0, "{stderr}");
+    let merged = fs_err::read_to_string(&path).unwrap();
+    assert!(!merged.contains("when_to_use"), "{merged}");
+    assert!(merged.contains("description: \"Use when: the user asks to fix things in files When a test runs the fixer.\""), "{merged}");
+}
+
+#[test]
+fn diff_previews_fixes_without_writing() {
+    let context = TestContext::new();
+    let path = context.skill("fixable", FIXABLE);
+    snapshot!(context, "lint__diff", context.lint(&["fixable", "--diff"]));
+    assert_eq!(fs_err::read_to_string(&path).unwrap(), FIXABLE);
+    let (code, stdout, _) = run(context.lint(&["fixable", "--diff", "--select", "SK206"]));
+    assert_eq!((code, stdout.as_str()), (0, ""));
+}
+
+#[test]
+fn fixes_keep_the_byte_order_mark_line_endings_and_mode() {
+    let context = TestContext::new();
+    let original = "\u{feff}---\r\nname: crlf\r\ndescription: Handles CRLF files for the lint tests. Use when a test needs CRLF.\r\nlicense: off\r\n---\r\n\r\nBody.\r\n";
+    let path = context.skill("crlf", original);
+    #[cfg(unix)]
+    context.chmod("crlf/SKILL.md", 0o640);
+    let (code, _, stderr) = run(context.lint(&["crlf", "--fix"]));
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(
+        fs_err::read_to_string(&path).unwrap(),
+        original.replace("license: off", "license: \"off\"")
+    );
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        assert_eq!(
+            fs_err::metadata(&path).unwrap().permissions().mode() & 0o777,
+            0o640
+        );
+    }
+    // No temporary file is left beside it.
+    assert_eq!(
+        fs_err::read_dir(context.root().join("crlf"))
+            .unwrap()
+            .count(),
+        1
+    );
+}
+
+#[test]
+fn configuration_selects_rules_sets_levels_and_ignores_paths() {
+    let context = TestContext::new();
+    context.lint_skill(
+        "skills/legacy/old-notes",
+        "",
+        "TODO: steps.\nNotes in /home/ana/x.\n",
+    );
+    context.lint_skill_described("skills/new-notes", "Formats notes.", "", "TODO: steps.\n");
+    context.write(
+        "skills/skillpkg.toml",
+        "[lint]\nignore = [\"description-vague\"]\n\n[lint.rules]\nplaceholder-text = \"error\"\n\n[lint.per-path-ignores]\n\"legacy/**\" = [\"SK306\", \"placeholder-text\"]\n",
+    );
+    snapshot!(context, "lint__configured", context.lint(&["skills"]));
+    // The command line adds to and overrides the file.
+    let (code, stdout, _) = run(context.lint(&[
+        "skills", "--select", "SK2", "--ignore", "SK209", "--format", "concise",
+    ]));
+    assert_eq!(code, 0);
+    assert_eq!(
+        stdout,
+        "skills/new-notes/SKILL.md:3:14: SK206 warning: the description says what the skill does, but not when to use it\n"
+    );
+    let (_, stdout, _) = run(context.lint(&[
+        "skills",
+        "--extend-select",
+        "SK208",
+        "--format",
+        "concise",
+        "--select",
+        "description-vague",
+    ]));
+    assert!(stdout.contains("SK208"), "{stdout}");
+}
+
+#[test]
+fn bad_configuration_is_a_usage_error_pointing_at_it() {
+    let context = TestContext::new();
+    context.lint_skill("skills/a-skill", "", "Steps.\n");
+    context.write(
+        "skills/skillpkg.toml",
+        "[lint]\nignore = [\"placeholder-txt\"]\n",
+    );
+    snapshot!(context, "lint__bad_config", context.lint(&["skills"]));
+    context.write("skills/skillpkg.toml", "[lint.rules]\nSK301 = \"loud\"\n");
+    let (code, _, stderr) = run(context.lint(&["skills"]));
+    assert_eq!(code, 2);
+    assert!(
+        stderr.contains("skills/skillpkg.toml:2:9: unknown level `loud`"),
+        "{stderr}"
+    );
+    let (code, _, stderr) = run(context.lint(&["skills", "--select", "SK9"]));
+    assert_eq!(code, 2);
+    assert!(stderr.contains("unknown rule `SK9`"), "{stderr}");
+}
+
+#[test]
+fn suppression_comments() {
+    let context = TestContext::new();
+    context.skill(
+        "quiet",
+        "---\nname: quiet\ndescription: Handles the suppression fixture of the lint tests. Use when a test needs it.\n# skillpkg-disable-next-line ambiguous-scalar\nlicense: no\ncompatibility: yes\n---\n\n<!-- skillpkg-disable-file SK306 -->\nSee /home/ana/a.txt.\n<!-- skillpkg-disable SK209 -->\nTODO: one.\nTODO: two.\n<!-- skillpkg-enable SK209 -->\nTODO: three.\n<!-- skillpkg-disable-next-line SK308 -->\nNothing to silence here.\n<!-- skillpkg-disable-next-line SK999 -->\n```\n<!-- skillpkg-disable-file SK209 -->\n```\n",
+    );
+    snapshot!(
+        context,
+        "lint__suppressions",
+        context.lint(&["quiet", "--format", "concise"])
+    );
+}
+
+#[test]
+fn statistics_and_exit_codes() {
+    let context = TestContext::new();
+    context.lint_skill("skills/a-skill", "license: no\n", "TODO: a.\nTODO: b.\n");
+    context.lint_skill("skills/b-skill", "", "Steps.\n");
+    context.write("skills/b-skill/.env", "X=1\n");
+    snapshot!(
+        context,
+        "lint__statistics",
+        context.lint(&["skills", "--statistics"])
+    );
+    assert_eq!(run(context.lint(&["skills"])).0, 1);
+    assert_eq!(run(context.lint(&["skills", "--exit-zero"])).0, 0);
+    assert_eq!(run(context.lint(&["skills/a-skill"])).0, 0);
+    assert_eq!(
+        run(context.lint(&["skills/a-skill", "--deny-warnings"])).0,
+        1
+    );
+    assert_eq!(
+        run(context.lint(&[
+            "skills/a-skill/SKILL.md",
+            "--deny-warnings",
+            "--ignore",
+            "SK015,SK209"
+        ]))
+        .0,
+        0
+    );
+    assert_eq!(run(context.lint(&["missing"])).0, 2);
+}
+
+#[test]
+fn help_explains_the_command() {
+    let context = TestContext::new();
+    snapshot!(context, "lint__help", context.lint(&["--help"]));
+}
