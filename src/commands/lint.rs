@@ -654,16 +654,19 @@ fn lint_one(
                 {
                     write_atomically(path, &current)?;
                 }
-                if !keep_body {
-                    let keep = checked
-                        .diagnostics
-                        .iter()
-                        .flat_map(|d| d.span.iter().chain(d.related.iter().map(|r| &r.span)))
-                        .map(|span| span.end)
-                        .max()
-                        .unwrap_or(0);
-                    checked.skill.release_body(keep);
+                // Keep what reports point at, and for Claude Code's listing the first body line
+                // (its fallback description); drop the rest of the body.
+                let mut keep = checked
+                    .diagnostics
+                    .iter()
+                    .flat_map(|d| d.span.iter().chain(d.related.iter().map(|r| &r.span)))
+                    .map(|span| span.end)
+                    .max()
+                    .unwrap_or(0);
+                if keep_body {
+                    keep = keep.max(fallback_line_end(&checked.skill));
                 }
+                checked.skill.release_body(keep);
                 return Ok(Outcome {
                     checked,
                     suppressions,
@@ -673,6 +676,23 @@ fn lint_one(
             }
         }
     }
+}
+
+/// The end of the first non-empty body line, which Claude Code falls back to as description.
+fn fallback_line_end(skill: &Skill) -> usize {
+    let (Ok(source), Some(reading)) = (skill.source(), skill.reading()) else {
+        return 0;
+    };
+    let body = skill.body(reading);
+    let start = source.text().len() - body.len();
+    let mut offset = start;
+    for line in body.split_inclusive('\n') {
+        offset += line.len();
+        if !line.trim().is_empty() {
+            return offset;
+        }
+    }
+    offset
 }
 
 /// Validate's and lint's rules over one version of the text, filtered by the settings and the
