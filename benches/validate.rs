@@ -242,7 +242,11 @@ fn lint_precision(skillpkg: &str, corpus: &Path, manifest: &BTreeMap<String, &'s
         .collect();
     println!(
         "lint findings on the {valid} valid skills: {}",
-        if listed.is_empty() { "none".to_owned() } else { listed.join(", ") }
+        if listed.is_empty() {
+            "none".to_owned()
+        } else {
+            listed.join(", ")
+        }
     );
 }
 

@@ -3,6 +3,7 @@
 
 use super::{Context, yaml_quote};
 use crate::check::diagnostic::Diagnostic;
+use crate::check::fix::{Applicability, Fix};
 use crate::check::rule::{
     COMPATIBILITY_LENGTH, INVALID_FIELD_TYPE, INVALID_FIELD_VALUE, METADATA_VALUE, Severity,
 };
@@ -164,8 +165,8 @@ fn metadata(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
                     .at(key.span.clone())
                     .help(format!("write `{}: \"\"` or remove it", key.value)),
                 ),
-                found => out.push(
-                    Diagnostic::warning(
+                found => {
+                    let mut diagnostic = Diagnostic::warning(
                         &METADATA_VALUE,
                         format!(
                             "`metadata.{}` is {}; metadata values must be strings",
@@ -173,10 +174,24 @@ fn metadata(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
                             found.describe()
                         ),
                     )
-                    .at(span)
+                    .at(span.clone())
                     .note("strict parsers read it as a number or boolean: `1.10` becomes 1.1")
-                    .help(format!("quote it: `{}: {}`", key.value, yaml_quote(&scalar.value))),
-                ),
+                    .help(format!(
+                        "quote it: `{}: {}`",
+                        key.value,
+                        yaml_quote(&scalar.value)
+                    ));
+                    // Only a value written exactly as it reads can be quoted in place.
+                    if cx.source.text().get(span.clone()) == Some(scalar.value.as_str()) {
+                        diagnostic = diagnostic.fix(Fix::replace(
+                            Applicability::Safe,
+                            "quote the value",
+                            span.clone(),
+                            yaml_quote(&scalar.value),
+                        ));
+                    }
+                    out.push(diagnostic);
+                }
             },
             other => out.push(
                 Diagnostic::error(
