@@ -9,5 +9,6 @@ pub mod check;
 pub mod commands;
 pub mod output;
 pub mod parallel;
+pub mod render;
 pub mod scaffold;
 pub mod skill;

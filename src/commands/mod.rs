@@ -2,6 +2,7 @@
 
 pub mod init;
 pub mod lint;
+pub mod preview;
 pub mod rule;
 pub mod validate;
 
@@ -42,6 +43,7 @@ pub struct Cli {
 pub enum Command {
     Init(init::InitArgs),
     Lint(lint::LintArgs),
+    Preview(preview::PreviewArgs),
     Rule(rule::RuleArgs),
     Validate(validate::ValidateArgs),
 }
@@ -81,6 +83,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
     match cli.command {
         Command::Init(args) => init::run(args, printer),
         Command::Lint(args) => lint::run(args, printer),
+        Command::Preview(args) => preview::run(args, printer),
         Command::Rule(args) => rule::run(args, printer),
         Command::Validate(args) => validate::run(args, printer),
     }

@@ -2,7 +2,6 @@
 //! agent see all of it?
 
 use super::LintContext;
-use super::listing::{self, CapStyle};
 use crate::check::diagnostic::Diagnostic;
 use crate::check::rule::{
     DESCRIPTION_MULTILINE, DESCRIPTION_NO_TRIGGER, DESCRIPTION_PERSON, DESCRIPTION_TRUNCATED,
@@ -10,6 +9,7 @@ use crate::check::rule::{
 };
 use crate::check::target::{Family, Target};
 use crate::commands::init::PLACEHOLDER_DESCRIPTION;
+use crate::render::listing::{self, CapStyle};
 
 /// Phrases that say when to use a skill.
 const TRIGGERS: &[&str] = &[

@@ -9,9 +9,10 @@ mod body;
 mod description;
 mod files;
 mod frontmatter;
-pub mod listing;
 pub mod set;
 pub mod suppress;
+
+pub use body::estimate_tokens;
 
 use std::ops::Range;
 use std::path::{Path, PathBuf};

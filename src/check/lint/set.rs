@@ -2,12 +2,12 @@
 
 use std::collections::HashMap;
 
-use super::listing::{self, CapStyle, Entry};
 use crate::check::Checked;
 use crate::check::diagnostic::Diagnostic;
 use crate::check::rule::{LISTING_OVER_BUDGET, SIMILAR_DESCRIPTIONS};
 use crate::check::rules::claude_code_fallback;
 use crate::check::target::{Family, Target};
+use crate::render::listing::{self, CapStyle, Entry};
 
 /// Two descriptions with at least this Jaccard similarity (of word 3-grams) are near-duplicates.
 pub const SIMILARITY: f64 = 0.8;

@@ -96,6 +96,21 @@ pub fn check(skill: &Skill, target: Target) -> Vec<Diagnostic> {
     out
 }
 
+/// How `target` (a Claude Code version) reads the skill: its reading of the file, and the typed
+/// frontmatter after its cut at the first `---` and its quote-and-retry of broken YAML (`None`
+/// when Claude Code ignores the frontmatter).
+pub fn claude_code_reading(
+    skill: &Skill,
+    target: Target,
+) -> Option<(std::borrow::Cow<'_, Reading>, Option<SkillDoc>)> {
+    let source = skill.source().ok()?;
+    let reading = skill.reading_as(target.reader())?;
+    let mut ignored = Vec::new();
+    let doc = frontmatter::check(skill, source, target, &reading, &mut ignored)
+        .map(|parsed| parsed.doc.into_owned());
+    Some((reading, doc))
+}
+
 /// Claude Code's fallback description: the first non-empty body line, leading `#`s removed,
 /// cut to 97 characters and `...` when longer than 100 (captures §3).
 pub fn claude_code_fallback(body: &str) -> Option<String> {

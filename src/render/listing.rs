@@ -38,42 +38,53 @@ pub fn sanitise(text: &str, trim: bool) -> String {
     let mut chars = text.chars().peekable();
     let mut in_run = false;
     while let Some(c) = chars.next() {
-        if c == '\u{1b}' {
-            match chars.next() {
-                // CSI: parameters and intermediates, then a final byte in @..~.
-                Some('[') => {
-                    for next in chars.by_ref() {
-                        if ('@'..='~').contains(&next) {
-                            break;
-                        }
+        // Escape sequences go whole, as a terminal parser reads them: CSI (`ESC [` or U+009B)
+        // up to its final byte; OSC, DCS, SOS, PM and APC (`ESC ] P X ^ _` or their C1 forms)
+        // up to BEL or ST; any other `ESC x` pair (captures §3: `a\eb` → `a`, and a trailing
+        // U+009F takes the rest of the text with it).
+        let introducer = match c {
+            '\u{1b}' => match chars.next() {
+                Some('[') => Some('['),
+                Some(next @ (']' | 'P' | 'X' | '^' | '_')) => Some(next),
+                _ => None,
+            },
+            '\u{9b}' => Some('['),
+            '\u{9d}' => Some(']'),
+            '\u{90}' | '\u{98}' | '\u{9e}' | '\u{9f}' => Some('P'),
+            _ => {
+                if is_separator(c) {
+                    if !in_run {
+                        plain.push(' ');
+                        in_run = true;
+                    }
+                } else {
+                    in_run = false;
+                    plain.push(c);
+                }
+                continue;
+            }
+        };
+        match introducer {
+            Some('[') => {
+                for next in chars.by_ref() {
+                    if ('@'..='~').contains(&next) {
+                        break;
                     }
                 }
-                // OSC: up to BEL or ESC \.
-                Some(']') => {
-                    while let Some(next) = chars.next() {
-                        if next == '\u{7}' {
-                            break;
-                        }
-                        if next == '\u{1b}' && chars.peek() == Some(&'\\') {
-                            chars.next();
-                            break;
-                        }
+            }
+            Some(_) => {
+                while let Some(next) = chars.next() {
+                    if next == '\u{7}' || next == '\u{9c}' {
+                        break;
+                    }
+                    if next == '\u{1b}' && chars.peek() == Some(&'\\') {
+                        chars.next();
+                        break;
                     }
                 }
-                // Any other escape drops the character after it.
-                _ => {}
             }
-            continue;
+            None => {}
         }
-        if is_separator(c) {
-            if !in_run {
-                plain.push(' ');
-                in_run = true;
-            }
-            continue;
-        }
-        in_run = false;
-        plain.push(c);
     }
     let plain = if trim { plain.trim() } else { plain.as_str() };
     escape(plain)

@@ -1,0 +1,616 @@
+//! `skillpkg preview`: exactly what the model sees, for every agent.
+
+use std::collections::HashMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use anyhow::Context as _;
+
+use super::{ExitStatus, UserError};
+use crate::check::target::Target;
+use crate::output::{Printer, print_error};
+use crate::render::claude_code::{
+    self, IndexOptions, InvokeOptions, Invoker, Model, Override, Usage, Version,
+};
+use crate::render::view::{Scope, SkillView};
+use crate::render::{agents, listing};
+use crate::skill::{Skill, discover};
+
+/// The session id used unless `--session-id` is given, so output is reproducible.
+pub const SESSION_ID: &str = "00000000-0000-4000-8000-000000000000";
+
+/// Show exactly what the model sees: the skill listing, or a skill's invocation.
+///
+/// Renders the listing of the skills found under the paths as the target agent builds it,
+/// with its budget and truncation (Claude Code 2.1.332 as captured on the wire; 2.1.88; the
+/// reference `to-prompt`; the agentskills.io client guide; Codex; Gemini CLI; OpenCode;
+/// Copilot; Goose). With --invoke, renders what the agent sends when the skill runs, with
+/// arguments substituted. Text output: the model's bytes on stdout, the report on stderr.
+/// Inline shell commands are never run unless --exec is given.
+#[derive(Debug, clap::Args)]
+// Doc comments here are `--help` text for people, where backticks would show.
+#[allow(clippy::struct_excessive_bools, clippy::doc_markdown)]
+pub struct PreviewArgs {
+    /// Project skill folders, or folders to search for skills [default: .]
+    #[arg(value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+
+    /// User-level skills (like ~/.claude/skills): listed before project skills, and a
+    /// user-level skill wins a name clash
+    #[arg(long = "user", value_name = "DIR")]
+    pub user: Vec<PathBuf>,
+
+    /// The agent whose view to render: claude-code, claude-code@2.1.88, skills-ref,
+    /// agentskills, codex, gemini-cli, opencode, copilot or goose [default: claude-code]
+    #[arg(
+        long,
+        short = 't',
+        value_enum,
+        value_name = "TARGET",
+        default_value = "claude-code",
+        hide_possible_values = true
+    )]
+    pub target: Target,
+
+    /// Claude Code's model: where the listing goes, the budget and the effort
+    #[arg(long, value_name = "MODEL", default_value = "claude-opus-5-5")]
+    pub model: String,
+
+    /// The model's context window in tokens [default: the model's]
+    #[arg(long, value_name = "TOKENS")]
+    pub context_window: Option<usize>,
+
+    /// The share of the context window for the listing (skillListingBudgetFraction)
+    #[arg(long, value_name = "FRACTION")]
+    pub budget_fraction: Option<f64>,
+
+    /// A fixed listing budget in columns, like SLASH_COMMAND_TOOL_CHAR_BUDGET
+    #[arg(long, value_name = "CHARS")]
+    pub budget: Option<usize>,
+
+    /// Columns Claude Code's own skills take from the budget [default: 6040 for 2.1.332, 0
+    /// for 2.1.88]
+    #[arg(long, value_name = "CHARS")]
+    pub reserve: Option<usize>,
+
+    /// The per-entry cap (skillListingMaxDescChars) [default: 1536]
+    #[arg(long, value_name = "UNITS")]
+    pub max_desc_chars: Option<usize>,
+
+    /// A Claude Code ~/.claude.json whose `skillUsage` orders who keeps a description
+    #[arg(long, value_name = "FILE")]
+    pub usage: Option<PathBuf>,
+
+    /// A Claude Code settings.json (skillOverrides, skillListingMaxDescChars,
+    /// skillListingBudgetFraction)
+    #[arg(long, value_name = "FILE")]
+    pub settings: Option<PathBuf>,
+
+    /// Render the invocation of this skill (its folder name) instead of the listing
+    #[arg(long, value_name = "NAME")]
+    pub invoke: Option<String>,
+
+    /// The arguments typed after the skill's name
+    #[arg(long, value_name = "TEXT", requires = "invoke")]
+    pub args: Option<String>,
+
+    /// Who invokes it: the model (the Skill tool) or the user (`/name args`)
+    #[arg(
+        long = "as",
+        value_enum,
+        value_name = "WHO",
+        default_value = "model",
+        requires = "invoke"
+    )]
+    pub invoker: InvokerArg,
+
+    /// ${CLAUDE_SESSION_ID} [default: a fixed placeholder id]
+    #[arg(long, value_name = "ID", default_value = SESSION_ID)]
+    pub session_id: String,
+
+    /// ${CLAUDE_PROJECT_DIR} and the working folder of --exec [default: the current folder]
+    #[arg(long, value_name = "DIR")]
+    pub project_dir: Option<PathBuf>,
+
+    /// ${CLAUDE_EFFORT} [default: the model's: medium, or high for legacy models]
+    #[arg(long, value_name = "LEVEL")]
+    pub effort: Option<String>,
+
+    /// Run inline shell commands (!`cmd` and ```! blocks) as Claude Code would, instead of
+    /// showing markers
+    #[arg(long, requires = "invoke")]
+    pub exec: bool,
+
+    /// text: the model's bytes on stdout, the report on stderr; json: both as one document
+    #[arg(long, value_enum, default_value = "text", value_name = "FORMAT")]
+    pub format: PreviewFormat,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum InvokerArg {
+    Model,
+    User,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum PreviewFormat {
+    Text,
+    Json,
+}
+
+#[allow(clippy::needless_pass_by_value)] // every command's `run` takes its arguments
+pub fn run(args: PreviewArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
+    let cwd = std::env::current_dir().context("cannot read the current directory")?;
+    let paths = if args.paths.is_empty() {
+        vec![PathBuf::from(".")]
+    } else {
+        args.paths.clone()
+    };
+    let mut all = paths.clone();
+    all.extend(args.user.iter().cloned());
+    let problems = discover::check_paths(&all);
+    if !problems.is_empty() {
+        let mut err = printer.stderr();
+        for problem in &problems {
+            print_error(&mut err, &problem.to_string(), problem.hint().as_slice())?;
+        }
+        err.flush()?;
+        return Ok(ExitStatus::Error);
+    }
+    let invoking = args.invoke.is_some();
+    let mut skills = load(&args.user, Scope::User, args.target, invoking)?;
+    skills.extend(load(&paths, Scope::Project, args.target, invoking)?);
+
+    let model = Model::named(&args.model);
+    let version = if args.target == Target::ClaudeCode2188 {
+        Version::V2188
+    } else {
+        Version::Current
+    };
+    if let Some(name) = &args.invoke {
+        return invoke(&args, &skills, name, &model, version, &cwd, printer);
+    }
+    if args.target.is_claude_code() {
+        let options = index_options(&args, model, version)?;
+        let index = claude_code::index(&skills, &options);
+        print_claude_index(&args, &index, &options, printer)?;
+    } else {
+        let index = agents::index(args.target, &skills);
+        print_agent_index(&args, &index, printer)?;
+    }
+    Ok(ExitStatus::Success)
+}
+
+/// The skills under `paths`, read for rendering, in path order.
+fn load(
+    paths: &[PathBuf],
+    scope: Scope,
+    target: Target,
+    invoke: bool,
+) -> anyhow::Result<Vec<SkillView>> {
+    if paths.is_empty() {
+        return Ok(Vec::new());
+    }
+    let threads = std::thread::available_parallelism().map_or(2, usize::from);
+    // A listing needs neither the other files nor the bodies; an invocation needs both.
+    let found = if invoke {
+        discover::walk_with_files(paths, threads)
+    } else {
+        discover::walk(paths, threads)
+    };
+    let mut resources: HashMap<PathBuf, Vec<String>> = HashMap::new();
+    let dirs: std::collections::HashSet<PathBuf> = found
+        .skills
+        .iter()
+        .filter_map(|p| p.parent().map(Path::to_path_buf))
+        .collect();
+    for file in found.files {
+        if let Some(owner) = file.ancestors().skip(1).find(|dir| dirs.contains(*dir))
+            && let Ok(relative) = file.strip_prefix(owner)
+        {
+            resources
+                .entry(owner.to_path_buf())
+                .or_default()
+                .push(relative.to_string_lossy().replace('\\', "/"));
+        }
+    }
+    let jobs: Vec<(PathBuf, Vec<String>)> = found
+        .skills
+        .iter()
+        .map(|path| {
+            let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
+            let mut files = resources.remove(&dir).unwrap_or_default();
+            files.sort();
+            (path.clone(), files)
+        })
+        .collect();
+    let loaded = crate::parallel::map_in_order(&jobs, threads, |(path, files)| {
+        let skill = Skill::load(path).with_context(|| format!("cannot read {}", path.display()))?;
+        let bodies = invoke || target == Target::GeminiCli;
+        Ok::<_, anyhow::Error>(SkillView::new(&skill, scope, target, files.clone(), bodies))
+    });
+    let mut views = Vec::with_capacity(loaded.len());
+    for view in loaded {
+        if let Some(view) = view? {
+            views.push(view);
+        }
+    }
+    Ok(views)
+}
+
+fn index_options(
+    args: &PreviewArgs,
+    model: Model,
+    version: Version,
+) -> anyhow::Result<IndexOptions> {
+    let mut overrides = HashMap::new();
+    let mut max_desc_chars = listing::CAP_CURRENT;
+    let mut fraction = 0.01;
+    if let Some(path) = &args.settings {
+        let settings = read_json(path)?;
+        if let Some(map) = settings.get("skillOverrides").and_then(|v| v.as_object()) {
+            for (name, value) in map {
+                match value.as_str() {
+                    Some("name-only") => {
+                        overrides.insert(name.clone(), Override::NameOnly);
+                    }
+                    Some("off") => {
+                        overrides.insert(name.clone(), Override::Off);
+                    }
+                    _ => {}
+                }
+            }
+        }
+        if let Some(cap) = settings
+            .get("skillListingMaxDescChars")
+            .and_then(serde_json::Value::as_u64)
+        {
+            max_desc_chars = usize::try_from(cap).unwrap_or(usize::MAX);
+        }
+        if let Some(value) = settings
+            .get("skillListingBudgetFraction")
+            .and_then(serde_json::Value::as_f64)
+        {
+            fraction = value;
+        }
+    }
+    let mut usage = HashMap::new();
+    if let Some(path) = &args.usage {
+        let file = read_json(path)?;
+        if let Some(map) = file.get("skillUsage").and_then(|v| v.as_object()) {
+            for (name, value) in map {
+                let count = value
+                    .get("usageCount")
+                    .and_then(serde_json::Value::as_f64)
+                    .unwrap_or(0.0);
+                let last_used = value
+                    .get("lastUsedAt")
+                    .and_then(serde_json::Value::as_f64)
+                    .unwrap_or(0.0);
+                usage.insert(name.clone(), Usage { count, last_used });
+            }
+        }
+    }
+    #[allow(clippy::cast_precision_loss)]
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0.0, |elapsed| elapsed.as_millis() as f64);
+    Ok(IndexOptions {
+        version,
+        context_window: args.context_window.unwrap_or(model.context_window),
+        model,
+        budget_fraction: args.budget_fraction.unwrap_or(fraction),
+        budget: args.budget,
+        reserve: args.reserve.unwrap_or(match version {
+            Version::Current => listing::BUNDLED_RESERVE,
+            Version::V2188 => 0,
+        }),
+        max_desc_chars: args.max_desc_chars.unwrap_or(max_desc_chars),
+        usage,
+        now,
+        overrides,
+    })
+}
+
+/// The model's text, then a line break when it does not end with one (so a terminal prompt
+/// starts on its own line; the JSON format has the exact text).
+fn print_text(out: &mut dyn Write, text: &str) -> std::io::Result<()> {
+    out.write_all(text.as_bytes())?;
+    if !text.is_empty() && !text.ends_with('\n') {
+        out.write_all(b"\n")?;
+    }
+    Ok(())
+}
+
+fn read_json(path: &Path) -> anyhow::Result<serde_json::Value> {
+    let text = fs_err::read_to_string(path)?;
+    serde_json::from_str(&text).map_err(|error| {
+        UserError {
+            message: format!("{}: not valid JSON: {error}", path.display()),
+            hints: vec![],
+        }
+        .into()
+    })
+}
+
+fn print_claude_index(
+    args: &PreviewArgs,
+    index: &claude_code::Index,
+    options: &IndexOptions,
+    printer: Printer,
+) -> anyhow::Result<()> {
+    let version = match options.version {
+        Version::Current => "2.1.332",
+        Version::V2188 => "2.1.88",
+    };
+    if args.format == PreviewFormat::Json {
+        let role = if index.text.starts_with("<system-reminder>") {
+            "user"
+        } else {
+            "system"
+        };
+        let document = serde_json::json!({
+            "version": 1,
+            "target": args.target,
+            "claude_code": version,
+            "model": options.model,
+            "messages": [{ "role": role, "content": [{ "type": "text", "text": index.text, "visible": false }] }],
+            "report": index,
+        });
+        let mut out = printer.stdout();
+        serde_json::to_writer_pretty(&mut out, &document)?;
+        writeln!(out)?;
+        out.flush()?;
+        return Ok(());
+    }
+    let mut out = printer.stdout();
+    print_text(&mut out, &index.text)?;
+    out.flush()?;
+    let mut err = printer.stderr();
+    let bold = anstyle::Style::new().bold();
+    writeln!(
+        err,
+        "{bold}Claude Code {version}, {}{bold:#}: {}",
+        options.model.name, index.placement
+    )?;
+    writeln!(
+        err,
+        "  budget: {} columns ({})",
+        index.budget, index.budget_source
+    )?;
+    writeln!(
+        err,
+        "  used: {} columns ({} of them Claude Code's own skills, not shown); the listing above is {} characters, about {} tokens",
+        index.used, index.reserve, index.chars, index.tokens
+    )?;
+    for (name, why) in &index.left_out {
+        writeln!(err, "  left out: {name} ({why})")?;
+    }
+    for entry in &index.entries {
+        match &entry.status {
+            claude_code::EntryStatus::Full => {}
+            claude_code::EntryStatus::Cut { kept, total } => writeln!(
+                err,
+                "  cut: {}: the model sees {kept} of {total} characters, then `…`",
+                entry.name
+            )?,
+            claude_code::EntryStatus::NameOnly { lost, reason } => writeln!(
+                err,
+                "  name only: {}: the model loses all {lost} characters of its description ({reason})",
+                entry.name
+            )?,
+        }
+    }
+    err.flush()?;
+    Ok(())
+}
+
+fn print_agent_index(
+    args: &PreviewArgs,
+    index: &agents::AgentIndex,
+    printer: Printer,
+) -> anyhow::Result<()> {
+    if args.format == PreviewFormat::Json {
+        let document = serde_json::json!({
+            "version": 1,
+            "target": args.target,
+            "messages": [{ "role": "system", "content": [{ "type": "text", "text": index.text, "visible": false }] }],
+            "report": {
+                "placement": index.placement,
+                "budget": null,
+                "chars": index.text.chars().count(),
+                "tokens": crate::check::lint::estimate_tokens(&index.text),
+                "left_out": index.left_out,
+            },
+        });
+        let mut out = printer.stdout();
+        serde_json::to_writer_pretty(&mut out, &document)?;
+        writeln!(out)?;
+        out.flush()?;
+        return Ok(());
+    }
+    let mut out = printer.stdout();
+    print_text(&mut out, &index.text)?;
+    out.flush()?;
+    let mut err = printer.stderr();
+    let bold = anstyle::Style::new().bold();
+    writeln!(
+        err,
+        "{bold}{}{bold:#}: {}",
+        args.target.display(),
+        index.placement
+    )?;
+    writeln!(
+        err,
+        "  no listing budget; {} characters, about {} tokens",
+        index.text.chars().count(),
+        crate::check::lint::estimate_tokens(&index.text)
+    )?;
+    for (name, why) in &index.left_out {
+        writeln!(err, "  left out: {name} ({why})")?;
+    }
+    err.flush()?;
+    Ok(())
+}
+
+fn invoke(
+    args: &PreviewArgs,
+    skills: &[SkillView],
+    name: &str,
+    model: &Model,
+    version: Version,
+    cwd: &Path,
+    printer: Printer,
+) -> anyhow::Result<ExitStatus> {
+    let found: Vec<&SkillView> = skills
+        .iter()
+        .filter(|skill| skill.dir_name == name || skill.spec.name.as_deref() == Some(name))
+        .collect();
+    let Some(skill) = found
+        .iter()
+        .find(|skill| skill.scope == Scope::User)
+        .or_else(|| found.first())
+        .copied()
+    else {
+        let names: Vec<&str> = skills.iter().map(|skill| skill.dir_name.as_str()).collect();
+        return Err(UserError {
+            message: format!("no skill called `{name}` was found"),
+            hints: vec![format!(
+                "found: {}",
+                if names.is_empty() {
+                    "none".to_owned()
+                } else {
+                    names.join(", ")
+                }
+            )],
+        }
+        .into());
+    };
+    if !args.target.is_claude_code() {
+        let text = agents::activate(args.target, skill);
+        if args.format == PreviewFormat::Json {
+            let document = serde_json::json!({
+                "version": 1,
+                "target": args.target,
+                "messages": [{ "role": "tool", "content": [{ "type": "text", "text": text, "visible": false }] }],
+            });
+            let mut out = printer.stdout();
+            serde_json::to_writer_pretty(&mut out, &document)?;
+            writeln!(out)?;
+            out.flush()?;
+        } else {
+            let mut out = printer.stdout();
+            print_text(&mut out, &text)?;
+            out.flush()?;
+        }
+        return Ok(ExitStatus::Success);
+    }
+    let project = args
+        .project_dir
+        .clone()
+        .unwrap_or_else(|| cwd.to_path_buf());
+    let project = std::path::absolute(&project).unwrap_or(project);
+    let options = InvokeOptions {
+        version,
+        invoker: match args.invoker {
+            InvokerArg::Model => Invoker::Model,
+            InvokerArg::User => Invoker::User,
+        },
+        args: Some(args.args.clone().unwrap_or_default()),
+        session_id: args.session_id.clone(),
+        project_dir: project.to_string_lossy().replace('\\', "/"),
+        effort: args
+            .effort
+            .clone()
+            .unwrap_or_else(|| model.effort.to_owned()),
+        exec: args.exec,
+    };
+    let invocation = claude_code::invoke(skill, &options);
+    if args.format == PreviewFormat::Json {
+        let document = serde_json::json!({
+            "version": 1,
+            "target": args.target,
+            "skill": skill.dir_name,
+            "invoked_by": options.invoker,
+            "messages": invocation.messages,
+            "shell": invocation.shell,
+            "refused": invocation.refused,
+        });
+        let mut out = printer.stdout();
+        serde_json::to_writer_pretty(&mut out, &document)?;
+        writeln!(out)?;
+        out.flush()?;
+        return Ok(if invocation.refused.is_some() {
+            ExitStatus::Failure
+        } else {
+            ExitStatus::Success
+        });
+    }
+    print_invocation(skill, &options, &invocation, printer)
+}
+
+/// An invocation as text: the text blocks on stdout, the rest of it on stderr.
+fn print_invocation(
+    skill: &SkillView,
+    options: &InvokeOptions,
+    invocation: &claude_code::Invocation,
+    printer: Printer,
+) -> anyhow::Result<ExitStatus> {
+    let mut out = printer.stdout();
+    for message in &invocation.messages {
+        for block in message.content.iter().filter(|block| block.kind == "text") {
+            write!(out, "{}", block.text)?;
+        }
+    }
+    out.flush()?;
+    let mut err = printer.stderr();
+    let bold = anstyle::Style::new().bold();
+    writeln!(
+        err,
+        "{bold}{} invoked by the {}{bold:#}",
+        skill.dir_name,
+        match options.invoker {
+            Invoker::Model => "model (Skill tool)",
+            Invoker::User => "user",
+        }
+    )?;
+    for message in &invocation.messages {
+        for block in &message.content {
+            if block.kind == "tool_result" {
+                writeln!(
+                    err,
+                    "  tool result{}: {:?}",
+                    if block.is_error { " (error)" } else { "" },
+                    block.text
+                )?;
+            }
+        }
+        if message.to == "sub-agent" {
+            writeln!(
+                err,
+                "  context: fork: the text above is the first message of a sub-agent"
+            )?;
+        }
+    }
+    for command in &invocation.shell {
+        match &command.needs {
+            Some(rule) => writeln!(
+                err,
+                "  shell `{}`: aborts the invocation; `allowed-tools` needs `{rule}`",
+                command.command
+            )?,
+            None => writeln!(
+                err,
+                "  shell `{}`: runs ({})",
+                command.command, command.verdict
+            )?,
+        }
+    }
+    if let Some(reason) = &invocation.refused {
+        writeln!(err, "  refused: {reason}")?;
+        err.flush()?;
+        return Ok(ExitStatus::Failure);
+    }
+    err.flush()?;
+    Ok(ExitStatus::Success)
+}

@@ -1,0 +1,209 @@
+//! A skill as an agent sees it: the few things listings and activation need, read once.
+
+use std::path::{Path, PathBuf};
+
+use crate::check::rules::{claude_code_fallback, claude_code_reading};
+use crate::check::target::Target;
+use crate::skill::frontmatter::Split;
+use crate::skill::model::{SkillDoc, ToolList};
+use crate::skill::{Reading, Skill};
+
+/// Where a skill was found, for agents that rank user-level skills above project ones.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Scope {
+    User,
+    Project,
+}
+
+/// One skill, ready to render.
+#[derive(Clone, Debug)]
+pub struct SkillView {
+    pub scope: Scope,
+    /// The skill's folder, absolute.
+    pub dir: PathBuf,
+    /// Its SKILL.md, absolute.
+    pub file: PathBuf,
+    /// The folder's name: Claude Code's name for the skill.
+    pub dir_name: String,
+    /// The normalised text of SKILL.md (no BOM, `\n` line endings).
+    pub text: String,
+    /// Files of the skill other than SKILL.md, relative, sorted.
+    pub resources: Vec<String>,
+    /// As Claude Code (the version given) reads it.
+    pub claude: ClaudeView,
+    /// As spec-following agents read it (whole-line `---` delimiters, strict YAML).
+    pub spec: SpecView,
+}
+
+/// The frontmatter values Claude Code uses, after its cut and quote-and-retry.
+#[derive(Clone, Debug, Default)]
+#[allow(clippy::struct_excessive_bools)] // they are Claude Code's flags
+pub struct ClaudeView {
+    /// The description as text (numbers and booleans stringified); `None` when missing,
+    /// empty or not a scalar, so the fallback applies.
+    pub description: Option<String>,
+    pub when_to_use: Option<String>,
+    /// The first body line, `#`s stripped, cut to 100 characters.
+    pub fallback: Option<String>,
+    pub disable_model_invocation: bool,
+    pub user_invocable: bool,
+    pub paths: bool,
+    pub fork: bool,
+    pub arguments: Vec<String>,
+    /// Each entry of `allowed-tools`.
+    pub allowed_tools: Vec<String>,
+    /// The body after the frontmatter, leading blank lines dropped.
+    pub body: String,
+}
+
+/// The frontmatter as the spec reads it.
+#[derive(Clone, Debug, Default)]
+pub struct SpecView {
+    pub name: Option<String>,
+    pub description: Option<String>,
+    /// The body after the frontmatter.
+    pub body: String,
+}
+
+impl SkillView {
+    /// Reads `skill` (found in `scope`) for rendering. `target` picks the Claude Code version
+    /// whose reading is used. Without `bodies`, the text and bodies are left empty (a listing
+    /// needs neither). `None` when SKILL.md is not UTF-8.
+    pub fn new(
+        skill: &Skill,
+        scope: Scope,
+        target: Target,
+        resources: Vec<String>,
+        bodies: bool,
+    ) -> Option<Self> {
+        let source = skill.source().ok()?;
+        let dir = absolute(&skill.dir);
+        let file_name = skill
+            .path
+            .file_name()
+            .map_or_else(|| "SKILL.md".into(), ToOwned::to_owned);
+        let claude_target = if target.is_claude_code() {
+            target
+        } else {
+            Target::ClaudeCode
+        };
+        let mut claude = claude_code_reading(skill, claude_target)
+            .map(|(reading, doc)| claude_view(skill, &reading, doc.as_ref()))
+            .unwrap_or_default();
+        let mut spec = skill
+            .reading()
+            .map(|reading| spec_view(skill, reading))
+            .unwrap_or_default();
+        if !bodies {
+            claude.body = String::new();
+            spec.body = String::new();
+        }
+        Some(Self {
+            scope,
+            file: dir.join(file_name),
+            dir,
+            dir_name: skill.dir_name.clone(),
+            text: if bodies {
+                source.text().to_owned()
+            } else {
+                String::new()
+            },
+            resources,
+            claude,
+            spec,
+        })
+    }
+}
+
+fn absolute(path: &Path) -> PathBuf {
+    std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
+}
+
+fn text(field: Option<&crate::skill::model::Field<String>>) -> Option<String> {
+    field.and_then(|field| field.value.as_ref().ok()).cloned()
+}
+
+fn claude_view(skill: &Skill, reading: &Reading, doc: Option<&SkillDoc>) -> ClaudeView {
+    let body = skill.body(reading);
+    let description = doc
+        .and_then(|doc| text(doc.description.as_ref()))
+        .filter(|text| !text.trim().is_empty());
+    let flag = |field: Option<&crate::skill::model::Field<bool>>| {
+        field.is_some_and(|f| f.value == Ok(true))
+    };
+    let allowed_tools = match doc
+        .and_then(|doc| doc.allowed_tools.as_ref())
+        .map(|f| &f.value)
+    {
+        Some(Ok(ToolList::Text(text))) => split_tools(text),
+        Some(Ok(ToolList::List(items))) => items
+            .iter()
+            .flat_map(|item| split_tools(&item.value))
+            .collect(),
+        _ => Vec::new(),
+    };
+    ClaudeView {
+        description,
+        when_to_use: doc.and_then(|doc| text(doc.when_to_use.as_ref())),
+        fallback: claude_code_fallback(body),
+        disable_model_invocation: flag(doc.and_then(|doc| doc.disable_model_invocation.as_ref())),
+        user_invocable: doc
+            .and_then(|doc| doc.user_invocable.as_ref())
+            .is_none_or(|field| field.value != Ok(false)),
+        paths: doc.and_then(|doc| doc.paths.as_ref()).is_some(),
+        fork: doc
+            .and_then(|doc| doc.context.as_ref())
+            .and_then(|field| field.value.as_deref().ok())
+            == Some("fork"),
+        arguments: doc
+            .and_then(|doc| doc.arguments.as_ref())
+            .and_then(|field| field.value.as_ref().ok())
+            .map(|names| names.iter().map(|name| name.value.clone()).collect())
+            .unwrap_or_default(),
+        allowed_tools,
+        body: body.trim_start_matches(['\n', '\r']).to_owned(),
+    }
+}
+
+fn spec_view(skill: &Skill, reading: &Reading) -> SpecView {
+    let doc = match &reading.split {
+        Split::Found(_) => reading.doc.as_ref(),
+        _ => None,
+    };
+    SpecView {
+        name: doc
+            .and_then(|doc| text(doc.name.as_ref()))
+            .map(|name| name.trim().to_owned()),
+        description: doc
+            .and_then(|doc| text(doc.description.as_ref()))
+            .map(|description| description.trim().to_owned())
+            .filter(|description| !description.is_empty()),
+        body: skill.body(reading).to_owned(),
+    }
+}
+
+/// Claude Code's split of a tool list: spaces and commas outside parentheses.
+pub fn split_tools(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut depth = 0usize;
+    let mut current = String::new();
+    for c in text.chars() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth = depth.saturating_sub(1),
+            c if depth == 0 && (c.is_whitespace() || c == ',') => {
+                if !current.is_empty() {
+                    out.push(std::mem::take(&mut current));
+                }
+                continue;
+            }
+            _ => {}
+        }
+        current.push(c);
+    }
+    if !current.is_empty() {
+        out.push(current);
+    }
+    out
+}
