@@ -192,18 +192,21 @@ pub fn listing_budget(checked: &mut [Checked], context_window: usize) {
             Family::ClaudeCode { modern: true } => CapStyle::Current,
             _ => CapStyle::V2188,
         };
-        // Listing order: by name (Claude Code sorts with ICU collation; lowercase names compare
-        // the same way).
+        // Listing order, as Claude Code builds it.
         let mut members: Vec<(String, usize, Entry)> = checked
             .iter()
             .enumerate()
             .filter(|(_, item)| item.targets.contains(&target))
             .filter_map(|(index, item)| {
                 let entry = entry(item, style)?;
-                Some((item.skill.dir_name.to_lowercase(), index, entry))
+                Some((item.skill.dir_name.clone(), index, entry))
             })
             .collect();
-        members.sort_by(|a, b| a.0.cmp(&b.0).then(a.2.name.cmp(&b.2.name)));
+        // Claude Code's order: ICU root collation of the folder names (2.1.88 read order is
+        // the walk's, which is sorted by path).
+        if style == CapStyle::Current {
+            members.sort_by(|a, b| crate::render::collate::compare(&a.0, &b.0));
+        }
         let entries: Vec<Entry> = members.iter().map(|(_, _, entry)| entry.clone()).collect();
         let result = match style {
             CapStyle::Current => listing::over_budget_current(
