@@ -290,3 +290,60 @@ fn resources(dir: &Path, references: usize, scripts: usize, rng: &mut Rng) -> io
     }
     Ok(())
 }
+
+/// A skill of about `bytes` bytes in `files` files, like research `peers.md` §4's big skill:
+/// SKILL.md, `references/index.md`, `scripts/run_0.py`, then files in 20 sub-folders with
+/// log-normal sizes; 60 % of the bytes are text (`.md .txt .py .json .csv`, words and numbers),
+/// 40 % random binary (`.png .bin .pdf .woff2`), which does not compress.
+pub fn big_skill(out: &Path, bytes: u64, files: usize, seed: u64) -> io::Result<()> {
+    let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
+    fs_err::create_dir_all(out.join("references"))?;
+    fs_err::create_dir_all(out.join("scripts"))?;
+    fs_err::write(
+        out.join("SKILL.md"),
+        "---\nname: big-skill\ndescription: A large skill for packaging benchmarks. Use when measuring skillpkg package.\n---\n\n# Big skill\n\nRead [the index](references/index.md); run `scripts/run_0.py`; data is under `assets/`.\n",
+    )?;
+    fs_err::write(
+        out.join("references/index.md"),
+        "# Index\n\nEverything is under assets/.\n",
+    )?;
+    fs_err::write(
+        out.join("scripts/run_0.py"),
+        "#!/usr/bin/env python3\nprint('run')\n",
+    )?;
+    // Log-normal-ish sizes: exp of a sum of uniforms, scaled to the total afterwards.
+    let raw: Vec<f64> = (0..files)
+        .map(|_| {
+            let sum: f64 = (0..6).map(|_| (rng.below(1000) as f64) / 1000.0).sum();
+            (sum * 1.6).exp()
+        })
+        .collect();
+    let scale = bytes as f64 / raw.iter().sum::<f64>();
+    let text_ext = ["md", "txt", "py", "json", "csv"];
+    let binary_ext = ["png", "bin", "pdf", "woff2"];
+    for (index, weight) in raw.iter().enumerate() {
+        let size = ((weight * scale) as usize).max(16);
+        let folder = out.join(format!("assets/part-{:02}", index % 20));
+        fs_err::create_dir_all(&folder)?;
+        let binary = rng.below(100) < 40;
+        let (name, data) = if binary {
+            let ext = binary_ext[rng.below(binary_ext.len())];
+            let data: Vec<u8> = (0..size).map(|_| (rng.next() >> 24) as u8).collect();
+            (format!("file-{index:04}.{ext}"), data)
+        } else {
+            let ext = text_ext[rng.below(text_ext.len())];
+            let mut text = String::with_capacity(size + 16);
+            while text.len() < size {
+                text.push_str(rng.pick(WORDS));
+                text.push(if rng.below(12) == 0 { '\n' } else { ' ' });
+                if rng.below(8) == 0 {
+                    let _ = write!(text, "{} ", rng.below(100_000));
+                }
+            }
+            text.truncate(size);
+            (format!("file-{index:04}.{ext}"), text.into_bytes())
+        };
+        fs_err::write(folder.join(name), data)?;
+    }
+    Ok(())
+}

@@ -2,6 +2,7 @@
 
 pub mod init;
 pub mod lint;
+pub mod package;
 pub mod preview;
 pub mod rule;
 pub mod validate;
@@ -43,6 +44,8 @@ pub struct Cli {
 pub enum Command {
     Init(init::InitArgs),
     Lint(lint::LintArgs),
+    Package(package::PackageArgs),
+    Unpack(package::UnpackArgs),
     Preview(preview::PreviewArgs),
     Rule(rule::RuleArgs),
     Validate(validate::ValidateArgs),
@@ -83,6 +86,8 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
     match cli.command {
         Command::Init(args) => init::run(args, printer),
         Command::Lint(args) => lint::run(args, printer),
+        Command::Package(args) => package::run(args, printer),
+        Command::Unpack(args) => package::unpack(args, printer),
         Command::Preview(args) => preview::run(args, printer),
         Command::Rule(args) => rule::run(args, printer),
         Command::Validate(args) => validate::run(args, printer),

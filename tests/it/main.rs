@@ -9,6 +9,7 @@ mod examples;
 mod fixtures;
 mod init;
 mod lint;
+mod package;
 mod preview;
 mod property;
 mod skills_ref;
