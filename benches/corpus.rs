@@ -295,6 +295,11 @@ fn resources(dir: &Path, references: usize, scripts: usize, rng: &mut Rng) -> io
 /// SKILL.md, `references/index.md`, `scripts/run_0.py`, then files in 20 sub-folders with
 /// log-normal sizes; 60 % of the bytes are text (`.md .txt .py .json .csv`, words and numbers),
 /// 40 % random binary (`.png .bin .pdf .woff2`), which does not compress.
+#[allow(
+    clippy::cast_possible_truncation,
+    clippy::cast_sign_loss,
+    clippy::cast_precision_loss
+)]
 pub fn big_skill(out: &Path, bytes: u64, files: usize, seed: u64) -> io::Result<()> {
     let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
     fs_err::create_dir_all(out.join("references"))?;

@@ -28,6 +28,8 @@
     clippy::cast_precision_loss
 )]
 
+// The corpus module also holds the package benchmark's generator.
+#[allow(dead_code)]
 mod corpus;
 
 use std::collections::BTreeMap;
