@@ -16,7 +16,7 @@ use crate::check::lint::{self, Bundle, set, suppress::Suppressions};
 use crate::check::rule::{self, AMBIGUOUS_SCALAR, Kind, Rule, Severity};
 use crate::check::target::{DEFAULT_TARGETS, Target};
 use crate::check::{Checked, check_set, check_skill};
-use crate::output::{self, Format, Printer, Report, print_error};
+use crate::output::{self, Format, Printer, Report, plural, print_error};
 use crate::parallel;
 use crate::skill::{Skill, discover, folder_name, read_file};
 
@@ -531,10 +531,6 @@ fn print_diffs(
     }
     err.flush()?;
     Ok(())
-}
-
-fn plural<'a>(count: usize, one: &'a str, many: &'a str) -> &'a str {
-    if count == 1 { one } else { many }
 }
 
 fn report_errors(

@@ -5,7 +5,7 @@ use std::ops::Range;
 
 use annotate_snippets::{AnnotationKind, Group, Level, Origin, Renderer, Snippet};
 
-use super::{Report, Summary};
+use super::{Report, Summary, plural};
 use crate::check::Checked;
 use crate::check::diagnostic::Diagnostic;
 use crate::check::fix::Applicability;
@@ -195,8 +195,4 @@ pub(super) fn print_summary(report: &Report<'_>, out: &mut dyn Write) -> io::Res
         out,
         "{style}{checked}: {verdict} ({counts}).{style:#}{fixable}"
     )
-}
-
-fn plural<'a>(count: usize, one: &'a str, many: &'a str) -> &'a str {
-    if count == 1 { one } else { many }
 }

@@ -152,6 +152,11 @@ impl Report<'_> {
     }
 }
 
+/// `one` or `many`, by `count`: "1 file", "2 files".
+pub fn plural<'a>(count: usize, one: &'a str, many: &'a str) -> &'a str {
+    if count == 1 { one } else { many }
+}
+
 /// A path with `/` separators, as URIs and annotations want.
 pub fn slash_path(path: &Path) -> String {
     path.to_string_lossy()
