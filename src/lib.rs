@@ -10,6 +10,7 @@ pub mod commands;
 pub mod output;
 pub mod pack;
 pub mod parallel;
+pub mod registry;
 pub mod render;
 pub mod scaffold;
 pub mod skill;

@@ -15,6 +15,9 @@
 //! [lint.per-path-ignores]       # globs relative to this file's folder
 //! "legacy/**" = ["body-too-long"]
 //! ```
+//!
+//! `registry = "https://skills.example.com"`, before any table, names the registry `publish`,
+//! `install` and `search` use.
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -38,6 +41,8 @@ pub struct Config {
     pub dir: PathBuf,
     pub targets: Option<Vec<Target>>,
     pub lint: LintConfig,
+    /// The registry `publish`, `install` and friends use unless told otherwise.
+    pub registry: Option<String>,
 }
 
 impl PartialEq for Config {
@@ -121,6 +126,7 @@ pub enum Level {
 struct ConfigFile {
     targets: Option<Vec<toml::Spanned<String>>>,
     lint: Option<LintFile>,
+    registry: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -249,6 +255,7 @@ impl Config {
             dir: path.parent().map(Path::to_path_buf).unwrap_or_default(),
             targets,
             lint,
+            registry: file.registry,
         })
     }
 }

@@ -4,6 +4,7 @@ pub mod init;
 pub mod lint;
 pub mod package;
 pub mod preview;
+pub mod registry;
 pub mod rule;
 pub mod validate;
 
@@ -47,6 +48,14 @@ pub enum Command {
     Package(package::PackageArgs),
     Unpack(package::UnpackArgs),
     Preview(preview::PreviewArgs),
+    Login(registry::LoginArgs),
+    Publish(registry::PublishArgs),
+    Search(registry::SearchArgs),
+    Info(registry::InfoArgs),
+    Install(registry::InstallArgs),
+    Yank(registry::YankArgs),
+    Owner(registry::OwnerArgs),
+    Registry(registry::RegistryArgs),
     Rule(rule::RuleArgs),
     Validate(validate::ValidateArgs),
 }
@@ -89,6 +98,14 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
         Command::Package(args) => package::run(args, printer),
         Command::Unpack(args) => package::unpack(args, printer),
         Command::Preview(args) => preview::run(args, printer),
+        Command::Login(args) => registry::login(args, printer),
+        Command::Publish(args) => registry::publish(args, printer),
+        Command::Search(args) => registry::search(args, printer),
+        Command::Info(args) => registry::info(args, printer),
+        Command::Install(args) => registry::install(args, printer),
+        Command::Yank(args) => registry::yank(args, printer),
+        Command::Owner(args) => registry::owner(args, printer),
+        Command::Registry(args) => registry::registry(args, printer),
         Command::Rule(args) => rule::run(args, printer),
         Command::Validate(args) => validate::run(args, printer),
     }

@@ -172,7 +172,7 @@ pub fn run(args: PackageArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
         err,
         "{green}Packed{green:#} `{name}`: {} {}, {} bytes ({} unpacked)\n  sha256 {}\n  content {}",
         files.len(),
-        if files.len() == 1 { "file" } else { "files" },
+        output::plural(files.len(), "file", "files"),
         summary.bytes,
         total,
         summary.sha256,
@@ -183,7 +183,7 @@ pub fn run(args: PackageArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
 }
 
 /// Writes the archive to a temporary file beside `output` and renames it into place.
-fn write_archive(
+pub(crate) fn write_archive(
     output: &Path,
     prefix: &str,
     files: &[PackFile],
@@ -222,7 +222,10 @@ fn write_archive(
 
 /// The skill folder, its SKILL.md read, and its targets (the command line's, else
 /// skillpkg.toml's, else the default).
-fn locate(args: &PackageArgs, cwd: &Path) -> anyhow::Result<(PathBuf, Skill, Vec<Target>)> {
+pub(crate) fn locate(
+    args: &PackageArgs,
+    cwd: &Path,
+) -> anyhow::Result<(PathBuf, Skill, Vec<Target>)> {
     let path = args.path.clone().unwrap_or_else(|| PathBuf::from("."));
     let dir = if path.is_file() {
         path.parent()
@@ -265,7 +268,7 @@ fn locate(args: &PackageArgs, cwd: &Path) -> anyhow::Result<(PathBuf, Skill, Vec
 }
 
 /// The name the archive is known by: the valid frontmatter name, else the folder's.
-fn skill_name(checked: &Checked) -> String {
+pub(crate) fn skill_name(checked: &Checked) -> String {
     checked
         .skill
         .reading()
@@ -278,7 +281,7 @@ fn skill_name(checked: &Checked) -> String {
 }
 
 /// `metadata.version`, else `version`.
-fn version(checked: &Checked) -> Option<String> {
+pub(crate) fn version(checked: &Checked) -> Option<String> {
     let reading = checked.skill.reading()?;
     let doc = reading.doc.as_ref()?;
     let yaml = reading.yaml.as_ref()?.as_ref().ok()?;
@@ -423,9 +426,10 @@ pub fn unpack(args: UnpackArgs, printer: Printer) -> anyhow::Result<ExitStatus> 
             let green = anstyle::AnsiColor::Green.on_default().bold();
             writeln!(
                 err,
-                "{green}Unpacked{green:#} `{}`: {} files",
+                "{green}Unpacked{green:#} `{}`: {} {}",
                 extracted.name,
-                extracted.files.len()
+                extracted.files.len(),
+                output::plural(extracted.files.len(), "file", "files")
             )?;
             err.flush()?;
             Ok(ExitStatus::Success)

@@ -12,6 +12,7 @@ mod lint;
 mod package;
 mod preview;
 mod property;
+mod registry;
 mod skills_ref;
 mod validate;
 

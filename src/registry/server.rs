@@ -1,0 +1,750 @@
+//! `skillpkg registry serve`: the registry's HTTP server (axum on tokio).
+
+use std::fmt::Write as _;
+use std::io::Write as _;
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
+
+use axum::Router;
+use axum::body::Body;
+use axum::extract::{Path as UrlPath, Query, Request, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::middleware::{self, Next};
+use axum::response::{Html, IntoResponse, Response};
+use axum::routing::{get, put};
+use http_body_util::BodyExt as _;
+use serde::Deserialize;
+use sha2::{Digest, Sha256};
+use tokio::io::AsyncWriteExt as _;
+
+use super::api::{self, ErrorBody, ErrorDetail, Me, Owners, Published, SearchResult};
+use super::store::{
+    BlobStore, Change, FsBlobs, MetadataStore, NewVersion, PublishOutcome, Sqlite, StoreError,
+};
+use crate::check::check_skill;
+use crate::check::target::Target;
+use crate::pack::archive;
+use crate::pack::extract::{self, Limits};
+use crate::skill::Skill;
+
+/// Server settings.
+#[derive(Clone, Debug)]
+pub struct Settings {
+    pub data: PathBuf,
+    pub addr: SocketAddr,
+    /// Largest archive accepted, in bytes.
+    pub max_upload: u64,
+    /// Public base URL for links; defaults to `http://<addr>`.
+    pub base_url: Option<String>,
+}
+
+struct AppState {
+    meta: Arc<dyn MetadataStore>,
+    blobs: Arc<dyn BlobStore>,
+    tmp: PathBuf,
+    max_upload: u64,
+    base_url: String,
+}
+
+type Shared = Arc<AppState>;
+
+/// An error response: `{"errors":[{"detail":…}]}` with its status.
+struct Failure(StatusCode, String);
+
+impl IntoResponse for Failure {
+    fn into_response(self) -> Response {
+        let body = ErrorBody {
+            errors: vec![ErrorDetail { detail: self.1 }],
+        };
+        (self.0, axum::Json(body)).into_response()
+    }
+}
+
+impl From<StoreError> for Failure {
+    fn from(error: StoreError) -> Self {
+        Self(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            format!("storage failed: {error}"),
+        )
+    }
+}
+
+fn fail(status: StatusCode, detail: impl Into<String>) -> Failure {
+    Failure(status, detail.into())
+}
+
+fn now() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(0))
+}
+
+/// The SHA-256 of a token, as stored.
+pub fn token_hash(token: &str) -> String {
+    archive::hex(&Sha256::digest(token.as_bytes()))
+}
+
+/// A new random token: `skp_` and 64 hex digits.
+pub fn new_token() -> std::io::Result<String> {
+    let mut bytes = [0u8; 32];
+    getrandom::fill(&mut bytes).map_err(|error| std::io::Error::other(error.to_string()))?;
+    Ok(format!("skp_{}", archive::hex(&bytes)))
+}
+
+/// Opens the stores under `data`.
+pub fn open(data: &Path) -> Result<(Arc<Sqlite>, Arc<FsBlobs>), StoreError> {
+    fs_err::create_dir_all(data.join("blobs"))?;
+    let meta = Arc::new(Sqlite::open(&data.join("registry.db"))?);
+    Ok((meta, Arc::new(FsBlobs::new(data.join("blobs")))))
+}
+
+/// Creates a token for `user` and returns it (only its hash is stored).
+pub fn create_token(data: &Path, user: &str) -> anyhow::Result<String> {
+    let (meta, _) = open(data)?;
+    let token = new_token()?;
+    meta.create_token(user, &token_hash(&token), now())?;
+    Ok(token)
+}
+
+async fn blocking<T: Send + 'static>(
+    work: impl FnOnce() -> Result<T, StoreError> + Send + 'static,
+) -> Result<T, Failure> {
+    tokio::task::spawn_blocking(work)
+        .await
+        .map_err(|error| {
+            fail(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                format!("worker failed: {error}"),
+            )
+        })?
+        .map_err(Failure::from)
+}
+
+/// The user behind the request's bearer token; 401 without a valid one.
+async fn user(state: &Shared, headers: &HeaderMap) -> Result<String, Failure> {
+    let token = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.strip_prefix("Bearer "))
+        .ok_or_else(|| {
+            fail(
+                StatusCode::UNAUTHORIZED,
+                "this needs a token: `Authorization: Bearer <token>`",
+            )
+        })?;
+    let hash = token_hash(token.trim());
+    let meta = state.meta.clone();
+    blocking(move || meta.user_for_token(&hash))
+        .await?
+        .ok_or_else(|| fail(StatusCode::UNAUTHORIZED, "the token is not valid"))
+}
+
+/// Runs the server until SIGINT or SIGTERM. Prints `listening on <url>` on stdout once bound.
+pub async fn serve(settings: Settings) -> anyhow::Result<()> {
+    let (meta, blobs) = open(&settings.data)?;
+    let tmp = settings.data.join("tmp");
+    // Whatever an interrupted upload left is garbage: nothing refers to it.
+    let _ = tokio::fs::remove_dir_all(&tmp).await;
+    tokio::fs::create_dir_all(&tmp).await?;
+    let listener = tokio::net::TcpListener::bind(settings.addr).await?;
+    let addr = listener.local_addr()?;
+    let base_url = settings
+        .base_url
+        .clone()
+        .unwrap_or_else(|| format!("http://{addr}"));
+    let state = Arc::new(AppState {
+        meta,
+        blobs,
+        tmp,
+        max_upload: settings.max_upload,
+        base_url: base_url.clone(),
+    });
+    let app = router(state);
+    {
+        use std::io::Write as _;
+        let mut out = std::io::stdout().lock();
+        writeln!(out, "listening on {base_url}")?;
+        out.flush()?;
+    }
+    axum::serve(listener, app)
+        .with_graceful_shutdown(shutdown())
+        .await?;
+    Ok(())
+}
+
+async fn shutdown() {
+    let interrupt = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        if let Ok(mut signal) =
+            tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+        {
+            signal.recv().await;
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        () = interrupt => {},
+        () = terminate => {},
+    }
+}
+
+fn router(state: Shared) -> Router {
+    Router::new()
+        .route("/", get(home))
+        .route("/skills/{name}", get(page))
+        .route("/api/v1/me", get(me))
+        .route("/api/v1/skills", get(search))
+        .route("/api/v1/skills/{name}", get(info))
+        .route(
+            "/api/v1/skills/{name}/owners",
+            get(owners).put(add_owners).delete(remove_owners),
+        )
+        .route("/api/v1/skills/{name}/{version}", put(publish).delete(yank))
+        .route("/api/v1/skills/{name}/{version}/unyank", put(unyank))
+        .route("/api/v1/skills/{name}/{version}/download", get(download))
+        .fallback(|| async { fail(StatusCode::NOT_FOUND, "no such endpoint") })
+        .layer(middleware::from_fn(log))
+        .with_state(state)
+}
+
+/// One structured line per request on stderr.
+async fn log(request: Request, next: Next) -> Response {
+    let method = request.method().clone();
+    let path = request.uri().path().to_owned();
+    let started = Instant::now();
+    let response = next.run(request).await;
+    let line = serde_json::json!({
+        "time": now(),
+        "method": method.as_str(),
+        "path": path,
+        "status": response.status().as_u16(),
+        "ms": (started.elapsed().as_secs_f64() * 1000.0 * 1000.0).round() / 1000.0,
+    });
+    // One line per request, written whole; a closed stderr must not fail the request.
+    let _ = writeln!(std::io::stderr().lock(), "{line}");
+    response
+}
+
+async fn me(State(state): State<Shared>, headers: HeaderMap) -> Result<axum::Json<Me>, Failure> {
+    Ok(axum::Json(Me {
+        user: user(&state, &headers).await?,
+    }))
+}
+
+#[derive(Deserialize)]
+struct SearchQuery {
+    #[serde(default)]
+    q: String,
+    page: Option<usize>,
+}
+
+async fn search(
+    State(state): State<Shared>,
+    Query(query): Query<SearchQuery>,
+) -> Result<axum::Json<SearchResult>, Failure> {
+    let page = query.page.unwrap_or(1).max(1);
+    let meta = state.meta.clone();
+    let (skills, total) = blocking(move || meta.search(&query.q, page, 20)).await?;
+    Ok(axum::Json(SearchResult {
+        skills,
+        total,
+        page,
+    }))
+}
+
+async fn info(
+    State(state): State<Shared>,
+    UrlPath(name): UrlPath<String>,
+) -> Result<Response, Failure> {
+    let meta = state.meta.clone();
+    let missing = format!("no skill named `{name}`");
+    let found = blocking(move || meta.skill(&name)).await?;
+    match found {
+        Some(skill) => Ok(axum::Json(skill).into_response()),
+        None => Err(fail(StatusCode::NOT_FOUND, missing)),
+    }
+}
+
+async fn download(
+    State(state): State<Shared>,
+    UrlPath((name, version)): UrlPath<(String, String)>,
+) -> Result<Response, Failure> {
+    let meta = state.meta.clone();
+    let missing = format!("no skill named `{name}`");
+    let skill = blocking(move || meta.skill(&name))
+        .await?
+        .ok_or_else(|| fail(StatusCode::NOT_FOUND, missing))?;
+    let found = skill
+        .versions
+        .into_iter()
+        .find(|v| v.version == version)
+        .ok_or_else(|| {
+            fail(
+                StatusCode::NOT_FOUND,
+                format!("no version {version} of `{}`", skill.name),
+            )
+        })?;
+    let blobs = state.blobs.clone();
+    let checksum = found.checksum.clone();
+    let bytes = blocking(move || blobs.get(&checksum))
+        .await?
+        .ok_or_else(|| {
+            fail(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "the archive is missing from the blob store",
+            )
+        })?;
+    let mut response = Response::new(Body::from(bytes));
+    let headers = response.headers_mut();
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/zip"),
+    );
+    headers.insert(
+        header::CACHE_CONTROL,
+        HeaderValue::from_static("public, max-age=31536000, immutable"),
+    );
+    if let Ok(etag) = HeaderValue::from_str(&format!("\"{}\"", found.checksum)) {
+        headers.insert(header::ETAG, etag);
+    }
+    Ok(response)
+}
+
+/// `PUT /api/v1/skills/{name}/{version}`: the whole publish, in order.
+async fn publish(
+    State(state): State<Shared>,
+    UrlPath((name, version)): UrlPath<(String, String)>,
+    headers: HeaderMap,
+    body: Body,
+) -> Result<Response, Failure> {
+    let publisher = user(&state, &headers).await?;
+    if !api::valid_name(&name) {
+        return Err(fail(
+            StatusCode::BAD_REQUEST,
+            format!(
+                "`{name}` is not a valid skill name (lowercase ASCII letters, digits and single hyphens)"
+            ),
+        ));
+    }
+    let parsed = semver::Version::parse(&version).map_err(|_| {
+        fail(
+            StatusCode::BAD_REQUEST,
+            format!("`{version}` is not a semantic version such as 1.2.0"),
+        )
+    })?;
+    let version = parsed.to_string();
+    let expected = headers
+        .get("x-checksum-sha256")
+        .and_then(|value| value.to_str().ok())
+        .map(|value| value.trim().to_ascii_lowercase())
+        .ok_or_else(|| {
+            fail(
+                StatusCode::BAD_REQUEST,
+                "the `x-checksum-sha256` header is missing",
+            )
+        })?;
+
+    // Stream the body to a temporary file, counting and hashing it.
+    let work = tempfile::Builder::new()
+        .prefix("publish-")
+        .tempdir_in(&state.tmp)
+        .map_err(|e| fail(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?;
+    let upload = work.path().join("upload.skill");
+    let (size, checksum) = receive(body, &upload, state.max_upload).await?;
+    if checksum != expected {
+        return Err(fail(
+            StatusCode::BAD_REQUEST,
+            format!(
+                "checksum mismatch: the body's sha256 is {checksum}, the header says {expected}"
+            ),
+        ));
+    }
+
+    // Extract safely, validate, and read the name from SKILL.md.
+    let unpack = work.path().join("unpacked");
+    let upload_path = upload.clone();
+    let url_name = name.clone();
+    let checked = tokio::task::spawn_blocking(move || inspect(&upload_path, &unpack, &url_name))
+        .await
+        .map_err(|e| fail(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))??;
+
+    let new = NewVersion {
+        name: name.clone(),
+        version: version.clone(),
+        checksum: checksum.clone(),
+        digest: checked.digest.clone(),
+        size,
+        description: checked.description,
+        skill_md: checked.skill_md,
+        publisher,
+        published_at: now(),
+    };
+    // The blob first: content-addressed, so an orphan is harmless; then one transaction.
+    let blobs = state.blobs.clone();
+    let meta = state.meta.clone();
+    let blob_sum = checksum.clone();
+    let outcome = blocking(move || {
+        blobs.put(&upload, &blob_sum)?;
+        meta.publish(&new)
+    })
+    .await?;
+    drop(work);
+    published(&state, name, version, checksum, checked.digest, outcome)
+}
+
+/// The answer to a publish, from what the transaction decided.
+fn published(
+    state: &Shared,
+    name: String,
+    version: String,
+    checksum: String,
+    digest: String,
+    outcome: PublishOutcome,
+) -> Result<Response, Failure> {
+    match outcome {
+        PublishOutcome::Created => {
+            let url = format!("{}/skills/{name}", state.base_url);
+            Ok((
+                StatusCode::CREATED,
+                axum::Json(Published {
+                    name,
+                    version,
+                    checksum,
+                    digest,
+                    url,
+                }),
+            )
+                .into_response())
+        }
+        PublishOutcome::Exists { checksum: existing } => Err(fail(
+            StatusCode::CONFLICT,
+            if existing == checksum {
+                format!("{name}@{version} is already published with this checksum")
+            } else {
+                format!(
+                    "{name}@{version} already exists (checksum {existing}); versions are immutable, publish a new version"
+                )
+            },
+        )),
+        PublishOutcome::NotOwner => Err(fail(
+            StatusCode::FORBIDDEN,
+            format!("you are not an owner of `{name}`"),
+        )),
+        PublishOutcome::NameTaken { existing } => Err(fail(
+            StatusCode::CONFLICT,
+            format!("the name is taken by `{existing}` (names are unique whatever their case)"),
+        )),
+    }
+}
+
+/// Writes the body to `path`, refusing it past `limit`; returns its size and SHA-256.
+async fn receive(mut body: Body, path: &Path, limit: u64) -> Result<(u64, String), Failure> {
+    let mut file = tokio::fs::File::create(path)
+        .await
+        .map_err(|e| fail(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?;
+    let mut hash = Sha256::new();
+    let mut size = 0u64;
+    while let Some(frame) = body.frame().await {
+        let frame = frame.map_err(|e| {
+            fail(
+                StatusCode::BAD_REQUEST,
+                format!("the upload broke off: {e}"),
+            )
+        })?;
+        let Ok(data) = frame.into_data() else {
+            continue;
+        };
+        size += data.len() as u64;
+        if size > limit {
+            return Err(fail(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                format!("the archive is over the {limit}-byte limit"),
+            ));
+        }
+        hash.update(&data);
+        file.write_all(&data)
+            .await
+            .map_err(|e| fail(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?;
+    }
+    file.flush()
+        .await
+        .map_err(|e| fail(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?;
+    Ok((size, archive::hex(&hash.finalize())))
+}
+
+struct Inspected {
+    digest: String,
+    description: String,
+    skill_md: String,
+}
+
+/// Extracts the archive with the safe extractor, validates it for the open spec and checks
+/// that its name is the URL's.
+fn inspect(upload: &Path, unpack: &Path, url_name: &str) -> Result<Inspected, Failure> {
+    let limits = Limits {
+        max_bytes: 256 * 1024 * 1024,
+        ..Limits::default()
+    };
+    let extracted = extract::extract(upload, unpack, url_name, false, limits).map_err(|error| {
+        fail(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            format!("the archive was refused: {error}"),
+        )
+    })?;
+    let skill_file = extracted.dir.join("SKILL.md");
+    let skill = Skill::load(&skill_file).map_err(|e| {
+        fail(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            format!("cannot read SKILL.md: {e}"),
+        )
+    })?;
+    let text = skill
+        .source()
+        .map(|s| s.text().to_owned())
+        .unwrap_or_default();
+    let doc = skill.reading().and_then(|reading| reading.doc.clone());
+    let name = doc
+        .as_ref()
+        .and_then(|doc| doc.name.as_ref())
+        .and_then(|f| f.value.as_ref().ok())
+        .map(|n| n.trim().to_owned());
+    let description = doc
+        .as_ref()
+        .and_then(|doc| doc.description.as_ref())
+        .and_then(|f| f.value.as_ref().ok())
+        .map(|d| d.trim().to_owned())
+        .unwrap_or_default();
+    match &name {
+        Some(name) if name == url_name => {}
+        Some(name) => {
+            return Err(fail(
+                StatusCode::BAD_REQUEST,
+                format!(
+                    "the archive's SKILL.md is named `{name}`, but it was published as `{url_name}`"
+                ),
+            ));
+        }
+        None => {
+            return Err(fail(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "SKILL.md has no `name`",
+            ));
+        }
+    }
+    // The folder name inside the archive is the skill's, so the folder check applies as usual.
+    let checked = check_skill(skill, &[Target::AgentSkills]);
+    if !checked.is_valid() {
+        let errors: Vec<String> = checked
+            .diagnostics
+            .iter()
+            .filter(|d| d.severity == crate::check::rule::Severity::Error)
+            .map(|d| format!("{}: {}", d.rule.code, d.message))
+            .collect();
+        return Err(fail(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            format!("the skill does not pass validation: {}", errors.join("; ")),
+        ));
+    }
+    let mut hashes = Vec::with_capacity(extracted.files.len());
+    for (path, _) in &extracted.files {
+        let bytes = fs_err::read(extracted.dir.join(path))
+            .map_err(|e| fail(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?;
+        let sha: [u8; 32] = Sha256::digest(&bytes).into();
+        hashes.push((path.clone(), sha));
+    }
+    let digest = archive::content_digest(hashes.iter().map(|(path, sha)| (path.as_str(), sha)));
+    Ok(Inspected {
+        digest,
+        description,
+        skill_md: text,
+    })
+}
+
+async fn change(
+    state: &Shared,
+    headers: &HeaderMap,
+    missing: String,
+    work: impl FnOnce(Arc<dyn MetadataStore>, String) -> Result<Change, StoreError> + Send + 'static,
+) -> Result<Response, Failure> {
+    let who = user(state, headers).await?;
+    let meta = state.meta.clone();
+    match blocking(move || work(meta, who)).await? {
+        Change::Done => Ok(axum::Json(serde_json::json!({ "ok": true })).into_response()),
+        Change::NotFound => Err(fail(StatusCode::NOT_FOUND, missing)),
+        Change::NotOwner => Err(fail(
+            StatusCode::FORBIDDEN,
+            "only the skill's owners can do that",
+        )),
+        Change::Refused(reason) => Err(fail(StatusCode::BAD_REQUEST, reason)),
+    }
+}
+
+async fn yank(
+    State(state): State<Shared>,
+    UrlPath((name, version)): UrlPath<(String, String)>,
+    headers: HeaderMap,
+) -> Result<Response, Failure> {
+    change(
+        &state,
+        &headers,
+        format!("no version {version} of `{name}`"),
+        move |meta, who| meta.set_yanked(&name, &version, &who, true),
+    )
+    .await
+}
+
+async fn unyank(
+    State(state): State<Shared>,
+    UrlPath((name, version)): UrlPath<(String, String)>,
+    headers: HeaderMap,
+) -> Result<Response, Failure> {
+    change(
+        &state,
+        &headers,
+        format!("no version {version} of `{name}`"),
+        move |meta, who| meta.set_yanked(&name, &version, &who, false),
+    )
+    .await
+}
+
+async fn owners(
+    State(state): State<Shared>,
+    UrlPath(name): UrlPath<String>,
+) -> Result<axum::Json<Owners>, Failure> {
+    let meta = state.meta.clone();
+    let missing = format!("no skill named `{name}`");
+    let skill = blocking(move || meta.skill(&name))
+        .await?
+        .ok_or_else(|| fail(StatusCode::NOT_FOUND, missing))?;
+    Ok(axum::Json(Owners {
+        users: skill.owners,
+    }))
+}
+
+async fn add_owners(
+    State(state): State<Shared>,
+    UrlPath(name): UrlPath<String>,
+    headers: HeaderMap,
+    axum::Json(body): axum::Json<Owners>,
+) -> Result<Response, Failure> {
+    change(
+        &state,
+        &headers,
+        format!("no skill named `{name}`"),
+        move |meta, who| meta.add_owners(&name, &who, &body.users),
+    )
+    .await
+}
+
+async fn remove_owners(
+    State(state): State<Shared>,
+    UrlPath(name): UrlPath<String>,
+    headers: HeaderMap,
+    axum::Json(body): axum::Json<Owners>,
+) -> Result<Response, Failure> {
+    change(
+        &state,
+        &headers,
+        format!("no skill named `{name}`"),
+        move |meta, who| meta.remove_owners(&name, &who, &body.users),
+    )
+    .await
+}
+
+fn escape(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+fn html(title: &str, body: &str) -> Html<String> {
+    Html(format!(
+        "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width\"><title>{}</title>\
+<style>body{{font-family:system-ui,sans-serif;max-width:52rem;margin:2rem auto;padding:0 1rem}}pre{{background:#f4f4f4;padding:1rem;overflow:auto;white-space:pre-wrap}}code{{background:#f4f4f4;padding:0 .2rem}}</style></head>\
+<body><p><a href=\"/\">skillpkg registry</a></p>{body}</body></html>\n",
+        escape(title)
+    ))
+}
+
+async fn home(
+    State(state): State<Shared>,
+    Query(query): Query<SearchQuery>,
+) -> Result<Html<String>, Failure> {
+    let page = query.page.unwrap_or(1).max(1);
+    let q = query.q.clone();
+    let meta = state.meta.clone();
+    let (skills, total) = blocking(move || meta.search(&q, page, 50)).await?;
+    let mut body = format!(
+        "<h1>Skills</h1><form><input name=\"q\" value=\"{}\" placeholder=\"Search skills\"> <button>Search</button></form><p>{total} skills</p><ul>",
+        escape(&query.q)
+    );
+    for skill in skills {
+        let _ = write!(
+            body,
+            "<li><a href=\"/skills/{0}\">{0}</a> {1} — {2}</li>",
+            escape(&skill.name),
+            escape(skill.latest.as_deref().unwrap_or("")),
+            escape(&skill.description)
+        );
+    }
+    body.push_str("</ul>");
+    Ok(html("skillpkg registry", &body))
+}
+
+async fn page(
+    State(state): State<Shared>,
+    UrlPath(name): UrlPath<String>,
+) -> Result<Response, Failure> {
+    let meta = state.meta.clone();
+    let lookup = name.clone();
+    let Some(skill) = blocking(move || meta.skill(&lookup)).await? else {
+        return Ok((
+            StatusCode::NOT_FOUND,
+            html("Not found", "<h1>No such skill</h1>"),
+        )
+            .into_response());
+    };
+    let latest = skill
+        .versions
+        .iter()
+        .find(|v| !v.yanked)
+        .or(skill.versions.first())
+        .map(|v| v.version.clone());
+    let text = match &latest {
+        Some(version) => {
+            let meta = state.meta.clone();
+            let (n, v) = (skill.name.clone(), version.clone());
+            blocking(move || meta.skill_md(&n, &v))
+                .await?
+                .unwrap_or_default()
+        }
+        None => String::new(),
+    };
+    let mut body = format!(
+        "<h1>{0}</h1><p>{1}</p><p>Install: <code>skillpkg install {0}</code></p><h2>Versions</h2><ul>",
+        escape(&skill.name),
+        escape(&skill.description)
+    );
+    for version in &skill.versions {
+        let _ = write!(
+            body,
+            "<li>{}{}</li>",
+            escape(&version.version),
+            if version.yanked { " (yanked)" } else { "" }
+        );
+    }
+    let _ = write!(
+        body,
+        "</ul><h2>Owners</h2><p>{}</p><h2>SKILL.md</h2><pre>{}</pre>",
+        escape(&skill.owners.join(", ")),
+        escape(&text)
+    );
+    Ok(html(&skill.name, &body).into_response())
+}

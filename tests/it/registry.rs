@@ -1,0 +1,628 @@
+//! The registry end to end: the real `skillpkg registry serve` on loopback with a real `SQLite`
+//! file, driven by the real CLI and by raw HTTP.
+
+use std::fmt::Write as _;
+use std::io::{BufRead as _, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+
+use crate::common::{TestContext, run};
+
+/// A running registry; killed when dropped.
+struct Registry {
+    child: Child,
+    url: String,
+    data: PathBuf,
+}
+
+impl Registry {
+    fn start(data: &Path, extra: &[&str]) -> Self {
+        let mut child = Command::new(insta_cmd::get_cargo_bin("skillpkg"))
+            .args(["registry", "serve", "--addr", "127.0.0.1:0", "--data"])
+            .arg(data)
+            .args(extra)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start the registry");
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let url = line
+            .trim()
+            .strip_prefix("listening on ")
+            .expect("the registry prints its URL")
+            .to_owned();
+        Self {
+            child,
+            url,
+            data: data.to_path_buf(),
+        }
+    }
+
+    fn token(&self, user: &str) -> String {
+        let output = Command::new(insta_cmd::get_cargo_bin("skillpkg"))
+            .args(["registry", "token", "create", "--user", user, "--data"])
+            .arg(&self.data)
+            .output()
+            .unwrap();
+        assert!(output.status.success());
+        String::from_utf8(output.stdout).unwrap().trim().to_owned()
+    }
+
+    fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for Registry {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+/// The CLI against `registry`, as `token`'s owner (or anonymous).
+fn cli(
+    context: &TestContext,
+    registry: &Registry,
+    token: Option<&str>,
+    args: &[&str],
+) -> (i32, String, String) {
+    let mut command = context.command(args);
+    command
+        .env("SKILLPKG_REGISTRY", &registry.url)
+        .env("SKILLPKG_CONFIG_DIR", context.root().join("config"));
+    match token {
+        Some(token) => command.env("SKILLPKG_TOKEN", token),
+        None => command.env_remove("SKILLPKG_TOKEN"),
+    };
+    run(command)
+}
+
+fn skill(context: &TestContext, name: &str, version: &str, body: &str) {
+    context.write(
+        &format!("work/{name}/SKILL.md"),
+        format!("---\nname: {name}\ndescription: Registry fixture {name}. Use when a registry test needs it.\nmetadata:\n  version: \"{version}\"\n---\n\n{body}\n"),
+    );
+}
+
+fn agent() -> ureq::Agent {
+    ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .build()
+        .into()
+}
+
+fn put(registry: &Registry, path: &str, token: &str, body: &[u8], checksum: &str) -> (u16, String) {
+    let mut response = agent()
+        .put(&format!("{}{path}", registry.url))
+        .header("authorization", &format!("Bearer {token}"))
+        .header("x-checksum-sha256", checksum)
+        .send(body)
+        .unwrap();
+    let status = response.status().as_u16();
+    (
+        status,
+        response.body_mut().read_to_string().unwrap_or_default(),
+    )
+}
+
+fn sha256(bytes: &[u8]) -> String {
+    use sha2::Digest as _;
+    skillpkg::pack::archive::hex(&sha2::Sha256::digest(bytes))
+}
+
+/// Packs `work/<name>` with the real CLI and returns the archive's bytes.
+fn packed(context: &TestContext, name: &str) -> Vec<u8> {
+    let output = format!("packs/{name}.skill");
+    let (code, _, stderr) =
+        run(context.command(&["package", &format!("work/{name}"), "-o", &output]));
+    assert_eq!(code, 0, "{stderr}");
+    fs_err::read(context.root().join(output)).unwrap()
+}
+
+#[allow(clippy::too_many_lines)] // one story, told in order
+#[test]
+fn publish_search_install_yank_and_reinstall_from_the_lockfile() {
+    let context = TestContext::new();
+    let registry = Registry::start(&context.root().join("data"), &[]);
+    let alice = registry.token("alice");
+    skill(&context, "notes", "1.0.0", "Version one.");
+
+    // login stores the token, 0600.
+    let mut login = context.command(&["login"]);
+    login
+        .env("SKILLPKG_REGISTRY", &registry.url)
+        .env("SKILLPKG_CONFIG_DIR", context.root().join("config"))
+        .env("SKILLPKG_TOKEN", &alice);
+    let (code, _, stderr) = run(login);
+    assert_eq!(code, 0, "{stderr}");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        let mode = fs_err::metadata(context.root().join("config/credentials.toml"))
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o600);
+    }
+
+    let (code, stdout, stderr) = cli(&context, &registry, None, &["publish", "work/notes"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(stdout.trim(), format!("{}/skills/notes", registry.url));
+    // Same version, same contents: reported, exit 0. Different contents: refused, exit 1.
+    let (code, _, stderr) = cli(&context, &registry, None, &["publish", "work/notes"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.contains("already published"), "{stderr}");
+    skill(&context, "notes", "1.0.0", "Changed text, same version.");
+    let (code, _, stderr) = cli(&context, &registry, None, &["publish", "work/notes"]);
+    assert_eq!(code, 1);
+    assert!(
+        stderr.contains("already exists") && stderr.contains("immutable"),
+        "{stderr}"
+    );
+    skill(&context, "notes", "1.1.0", "Version one point one.");
+    assert_eq!(
+        cli(&context, &registry, None, &["publish", "work/notes"]).0,
+        0
+    );
+
+    let (code, stdout, _) = cli(&context, &registry, None, &["search", "notes"]);
+    assert_eq!(code, 0);
+    assert!(
+        stdout.starts_with("notes 1.1.0 — Registry fixture notes."),
+        "{stdout}"
+    );
+
+    // Install into a project: the newest, verified, locked.
+    fs_err::create_dir_all(context.root().join("project")).unwrap();
+    let project = |args: &[&str]| {
+        let mut command = context.command(args);
+        command
+            .current_dir(context.root().join("project"))
+            .env("SKILLPKG_REGISTRY", &registry.url)
+            .env_remove("SKILLPKG_TOKEN");
+        run(command)
+    };
+    let (code, _, stderr) = project(&["install", "notes"]);
+    assert_eq!(code, 0, "{stderr}");
+    let installed =
+        fs_err::read_to_string(context.root().join("project/.claude/skills/notes/SKILL.md"))
+            .unwrap();
+    assert!(installed.contains("Version one point one."));
+    let lock = fs_err::read_to_string(context.root().join("project/skills.lock")).unwrap();
+    assert!(
+        lock.contains("name = \"notes\"\nversion = \"1.1.0\""),
+        "{lock}"
+    );
+
+    // Yank 1.1.0: a fresh install picks 1.0.0; the lockfile still installs 1.1.0 exactly.
+    let (code, _, stderr) = cli(&context, &registry, Some(&alice), &["yank", "notes@1.1.0"]);
+    assert_eq!(code, 0, "{stderr}");
+    let (_, stdout, _) = cli(&context, &registry, None, &["info", "notes"]);
+    assert!(stdout.contains("1.1.0 (yanked)"), "{stdout}");
+    let (code, _, stderr) = project(&["install", "notes", "--locked"]);
+    assert_eq!(
+        code, 2,
+        "--locked refuses to move from 1.1.0 to 1.0.0: {stderr}"
+    );
+    fs_err::remove_dir_all(context.root().join("project/.claude")).unwrap();
+    let (code, _, stderr) = project(&["install"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        fs_err::read_to_string(context.root().join("project/.claude/skills/notes/SKILL.md"))
+            .unwrap()
+            .contains("Version one point one.")
+    );
+    let (code, _, stderr) = project(&["install", "notes@^1"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        fs_err::read_to_string(context.root().join("project/.claude/skills/notes/SKILL.md"))
+            .unwrap()
+            .contains("Version one.")
+    );
+    // An exact pin still gets a yanked version; --undo brings it back.
+    assert_eq!(project(&["install", "notes@1.1.0"]).0, 0);
+    assert_eq!(
+        cli(
+            &context,
+            &registry,
+            Some(&alice),
+            &["yank", "notes@1.1.0", "--undo"]
+        )
+        .0,
+        0
+    );
+    let (_, stdout, _) = cli(&context, &registry, None, &["info", "notes"]);
+    assert!(!stdout.contains("(yanked)"), "{stdout}");
+}
+
+#[allow(clippy::too_many_lines)] // one story, told in order
+#[test]
+fn tokens_owners_and_refusals() {
+    let context = TestContext::new();
+    let registry = Registry::start(&context.root().join("data"), &["--max-upload", "20000"]);
+    let alice = registry.token("alice");
+    let bob = registry.token("bob");
+    skill(&context, "owned", "1.0.0", "Owned.");
+    let archive = packed(&context, "owned");
+    let path = "/api/v1/skills/owned/1.0.0";
+
+    // 401: no token, a wrong token.
+    let (status, body) = put(&registry, path, "skp_wrong", &archive, &sha256(&archive));
+    assert_eq!(status, 401, "{body}");
+    assert!(body.starts_with("{\"errors\":[{\"detail\":"), "{body}");
+    let (code, _, stderr) = cli(
+        &context,
+        &registry,
+        Some("skp_wrong"),
+        &["publish", "work/owned"],
+    );
+    assert_eq!(code, 2);
+    assert!(
+        stderr.contains("401") && stderr.contains("skillpkg login"),
+        "{stderr}"
+    );
+    // Checksum mismatch.
+    let (status, body) = put(&registry, path, &alice, &archive, &"0".repeat(64));
+    assert_eq!(status, 400, "{body}");
+    assert!(body.contains("checksum mismatch"), "{body}");
+    // Name mismatch: the archive says `owned`, the URL `other`.
+    let (status, body) = put(
+        &registry,
+        "/api/v1/skills/other/1.0.0",
+        &alice,
+        &archive,
+        &sha256(&archive),
+    );
+    assert_eq!(status, 400, "{body}");
+    assert!(body.contains("named `owned`"), "{body}");
+    // Too big for this registry.
+    let big = vec![b'x'; 30_000];
+    let (status, body) = put(&registry, path, &alice, &big, &sha256(&big));
+    assert_eq!(status, 413, "{body}");
+    // A hostile archive.
+    let mut hostile = std::io::Cursor::new(Vec::new());
+    {
+        let mut zip = zip::ZipWriter::new(&mut hostile);
+        zip.start_file("owned/SKILL.md", zip::write::SimpleFileOptions::default())
+            .unwrap();
+        std::io::Write::write_all(&mut zip, b"---\nname: owned\ndescription: x\n---\n").unwrap();
+        zip.start_file(
+            "owned/../../escape.txt",
+            zip::write::SimpleFileOptions::default(),
+        )
+        .unwrap();
+        zip.finish().unwrap();
+    }
+    let hostile = hostile.into_inner();
+    let (status, body) = put(&registry, path, &alice, &hostile, &sha256(&hostile));
+    assert_eq!(status, 422, "{body}");
+    assert!(body.contains("leaves the extraction folder"), "{body}");
+    assert!(
+        !context.root().join("escape.txt").exists()
+            && !context.root().join("data/escape.txt").exists()
+    );
+
+    // alice publishes first and owns it; bob cannot publish, yank or change owners.
+    let (status, body) = put(&registry, path, &alice, &archive, &sha256(&archive));
+    assert_eq!(status, 201, "{body}");
+    skill(&context, "owned", "1.1.0", "Bob's attempt.");
+    let (code, _, stderr) = cli(&context, &registry, Some(&bob), &["publish", "work/owned"]);
+    assert_eq!(code, 2);
+    assert!(
+        stderr.contains("403") && stderr.contains("not an owner"),
+        "{stderr}"
+    );
+    assert_eq!(
+        cli(&context, &registry, Some(&bob), &["yank", "owned@1.0.0"]).0,
+        2
+    );
+    assert_eq!(
+        cli(
+            &context,
+            &registry,
+            Some(&bob),
+            &["owner", "add", "owned", "bob"]
+        )
+        .0,
+        2
+    );
+    // Names are unique whatever their case.
+    let (status, _) = put(
+        &registry,
+        "/api/v1/skills/OWNED/1.0.0",
+        &alice,
+        &archive,
+        &sha256(&archive),
+    );
+    assert!(status == 400 || status == 409, "{status}");
+    // alice adds bob; now bob can publish.
+    assert_eq!(
+        cli(
+            &context,
+            &registry,
+            Some(&alice),
+            &["owner", "add", "owned", "bob"]
+        )
+        .0,
+        0
+    );
+    let (_, stdout, _) = cli(&context, &registry, None, &["owner", "list", "owned"]);
+    assert_eq!(stdout, "alice\nbob\n");
+    let (code, _, stderr) = cli(&context, &registry, Some(&bob), &["publish", "work/owned"]);
+    assert_eq!(code, 0, "{stderr}");
+    // A duplicate version is a 409 over raw HTTP too, even after a yank.
+    assert_eq!(
+        cli(&context, &registry, Some(&alice), &["yank", "owned@1.0.0"]).0,
+        0
+    );
+    let (status, _) = put(&registry, path, &alice, &archive, &sha256(&archive));
+    assert_eq!(status, 409);
+}
+
+#[test]
+fn a_tampered_download_installs_nothing() {
+    let context = TestContext::new();
+    let registry = Registry::start(&context.root().join("data"), &[]);
+    let alice = registry.token("alice");
+    skill(&context, "fragile", "1.0.0", "Fragile.");
+    assert_eq!(
+        cli(
+            &context,
+            &registry,
+            Some(&alice),
+            &["publish", "work/fragile"]
+        )
+        .0,
+        0
+    );
+    // Alter the stored archive behind the registry's back.
+    let blobs: Vec<PathBuf> = walk(&context.root().join("data/blobs"));
+    assert_eq!(blobs.len(), 1);
+    let mut bytes = fs_err::read(&blobs[0]).unwrap();
+    let last = bytes.len() - 30;
+    bytes[last] ^= 0xFF;
+    fs_err::write(&blobs[0], bytes).unwrap();
+    let (code, _, stderr) = cli(
+        &context,
+        &registry,
+        None,
+        &["install", "fragile", "--dir", "installed"],
+    );
+    assert_eq!(code, 2);
+    assert!(
+        stderr.contains("does not match its checksum") && stderr.contains("nothing was installed"),
+        "{stderr}"
+    );
+    assert!(!context.root().join("installed/fragile").exists());
+    assert!(!context.root().join("skills.lock").exists());
+}
+
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for entry in fs_err::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            out.extend(walk(&path));
+        } else {
+            out.push(path);
+        }
+    }
+    out
+}
+
+#[test]
+fn sixteen_concurrent_publishes_of_one_version_make_one_winner() {
+    let context = TestContext::new();
+    let registry = Registry::start(&context.root().join("data"), &[]);
+    let alice = registry.token("alice");
+    skill(&context, "race", "1.0.0", "Race.");
+    let archive = packed(&context, "race");
+    let checksum = sha256(&archive);
+    let statuses: Vec<u16> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..16)
+            .map(|_| {
+                scope.spawn(|| {
+                    put(
+                        &registry,
+                        "/api/v1/skills/race/1.0.0",
+                        &alice,
+                        &archive,
+                        &checksum,
+                    )
+                    .0
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    assert_eq!(
+        statuses.iter().filter(|s| **s == 201).count(),
+        1,
+        "{statuses:?}"
+    );
+    assert_eq!(
+        statuses.iter().filter(|s| **s == 409).count(),
+        15,
+        "{statuses:?}"
+    );
+}
+
+#[test]
+fn a_server_killed_mid_upload_restarts_consistent() {
+    use std::io::Write as _;
+    let context = TestContext::new();
+    let data = context.root().join("data");
+    let mut registry = Registry::start(&data, &[]);
+    let alice = registry.token("alice");
+    skill(&context, "steady", "1.0.0", "Steady.");
+    assert_eq!(
+        cli(
+            &context,
+            &registry,
+            Some(&alice),
+            &["publish", "work/steady"]
+        )
+        .0,
+        0
+    );
+    // Start an upload by hand, send half of the body, then SIGKILL the server.
+    let address = registry.url.trim_start_matches("http://").to_owned();
+    let mut stream = std::net::TcpStream::connect(&address).unwrap();
+    let body = vec![b'z'; 4 * 1024 * 1024];
+    write!(
+        stream,
+        "PUT /api/v1/skills/steady/2.0.0 HTTP/1.1\r\nHost: {address}\r\nAuthorization: Bearer {alice}\r\nx-checksum-sha256: {}\r\nContent-Length: {}\r\n\r\n",
+        sha256(&body),
+        body.len()
+    )
+    .unwrap();
+    stream.write_all(&body[..body.len() / 2]).unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    registry.kill();
+    drop(stream);
+    // Restart on the same data: the database is intact, 2.0.0 does not exist, no partial blob.
+    let registry = Registry::start(&data, &[]);
+    let (_, stdout, _) = cli(&context, &registry, None, &["info", "steady"]);
+    assert!(
+        stdout.contains("1.0.0") && !stdout.contains("2.0.0"),
+        "{stdout}"
+    );
+    let connection = rusqlite::Connection::open(data.join("registry.db")).unwrap();
+    let check: String = connection
+        .query_row("PRAGMA integrity_check", [], |row| row.get(0))
+        .unwrap();
+    assert_eq!(check, "ok");
+    assert_eq!(
+        walk(&data.join("blobs")).len(),
+        1,
+        "only the finished archive is stored"
+    );
+    assert!(
+        walk(&data.join("tmp")).is_empty(),
+        "the interrupted upload was cleaned up"
+    );
+    let mut response = agent()
+        .get(&format!(
+            "{}/api/v1/skills/steady/2.0.0/download",
+            registry.url
+        ))
+        .call()
+        .unwrap();
+    assert_eq!(response.status().as_u16(), 404);
+    assert!(
+        response
+            .body_mut()
+            .read_to_string()
+            .unwrap()
+            .starts_with("{\"errors\"")
+    );
+}
+
+#[test]
+fn html_pages_and_errors_are_served() {
+    let context = TestContext::new();
+    let registry = Registry::start(&context.root().join("data"), &[]);
+    let alice = registry.token("alice");
+    skill(&context, "shown", "1.0.0", "Body with <angle> brackets.");
+    assert_eq!(
+        cli(
+            &context,
+            &registry,
+            Some(&alice),
+            &["publish", "work/shown"]
+        )
+        .0,
+        0
+    );
+    let mut page = agent()
+        .get(&format!("{}/skills/shown", registry.url))
+        .call()
+        .unwrap();
+    let html = page.body_mut().read_to_string().unwrap();
+    assert!(
+        html.contains("skillpkg install shown") && html.contains("&lt;angle&gt;"),
+        "{html}"
+    );
+    let mut home = agent()
+        .get(&format!("{}/?q=shown", registry.url))
+        .call()
+        .unwrap();
+    assert!(
+        home.body_mut()
+            .read_to_string()
+            .unwrap()
+            .contains("/skills/shown")
+    );
+    let mut missing = agent()
+        .get(&format!("{}/api/v1/nothing", registry.url))
+        .call()
+        .unwrap();
+    assert_eq!(missing.status().as_u16(), 404);
+    assert_eq!(
+        missing.body_mut().read_to_string().unwrap(),
+        "{\"errors\":[{\"detail\":\"no such endpoint\"}]}"
+    );
+}
+
+/// What each client command prints, as a user sees it: one transcript, reviewed as a snapshot.
+#[test]
+fn client_commands_print_a_reviewed_transcript() {
+    let context = TestContext::new();
+    let registry = Registry::start(&context.root().join("data"), &[]);
+    let alice = registry.token("alice");
+    registry.token("bob");
+    skill(&context, "transcript", "1.0.0", "Transcript body.");
+    fs_err::create_dir_all(context.root().join("project")).unwrap();
+    let steps: &[(Option<&str>, &[&str])] = &[
+        (None, &["publish", "../work/transcript", "--dry-run"]),
+        (Some(&alice), &["publish", "../work/transcript"]),
+        (Some(&alice), &["publish", "../work/transcript"]),
+        (
+            Some(&alice),
+            &["publish", "../work/transcript", "--version", "1.2.0"],
+        ),
+        (
+            Some(&alice),
+            &["publish", "../work/transcript", "--version", "one"],
+        ),
+        (None, &["search", "transcript"]),
+        (None, &["search", "nothing-matches-this"]),
+        (None, &["info", "transcript"]),
+        (None, &["info", "missing"]),
+        (Some(&alice), &["yank", "transcript@1.2.0"]),
+        (None, &["info", "transcript"]),
+        (Some(&alice), &["owner", "add", "transcript", "bob"]),
+        (Some(&alice), &["owner", "add", "transcript", "nobody"]),
+        (Some(&alice), &["owner", "list", "transcript"]),
+        (Some("skp_wrong"), &["yank", "transcript@1.0.0"]),
+        (None, &["install", "transcript@^1"]),
+        (None, &["install", "transcript@^2"]),
+        (None, &["install", "--locked"]),
+    ];
+    let mut transcript = String::new();
+    for (token, args) in steps {
+        let mut command = context.command(args);
+        command
+            .current_dir(context.root().join("project"))
+            .env("SKILLPKG_REGISTRY", &registry.url)
+            .env("SKILLPKG_CONFIG_DIR", context.root().join("config"));
+        match token {
+            Some(token) => command.env("SKILLPKG_TOKEN", token),
+            None => command.env_remove("SKILLPKG_TOKEN"),
+        };
+        let (code, stdout, stderr) = run(command);
+        let _ = write!(
+            transcript,
+            "$ skillpkg {}\n[exit {code}]\n--- stdout\n{stdout}--- stderr\n{stderr}\n",
+            args.join(" ")
+        );
+    }
+    let transcript = transcript.replace(&registry.url, "[REGISTRY]");
+    context.settings().bind(|| {
+        insta::assert_snapshot!("registry__client_transcript", transcript);
+    });
+}
