@@ -1,0 +1,274 @@
+//! `cargo bench --bench registry`: a load test of `skillpkg registry serve` on loopback.
+//!
+//! The targets from the registry issue, on a 2-core machine:
+//! - metadata `GET /api/v1/skills/{name}` at 64 concurrent connections: at least 10,000
+//!   requests/s, p99 under 20 ms;
+//! - downloads of a ~20 KB archive at 64 concurrent connections: at least 5,000 requests/s,
+//!   p99 under 20 ms;
+//! - 1,000 sequential publishes (each a new version, validated and stored) in under 30 s.
+//!
+//! The server is the real binary with its request log going to /dev/null; the load generator
+//! is 64 threads, each holding one keep-alive HTTP/1.1 connection and sending the next request
+//! as soon as the previous answer is read (a closed loop, as `wrk` does). Client and server
+//! share the machine's cores, so the figures are a floor for the server alone.
+
+#![allow(
+    clippy::print_stdout,
+    clippy::print_stderr,
+    clippy::cast_precision_loss,
+    clippy::cast_possible_truncation,
+    clippy::cast_sign_loss
+)]
+
+use std::io::{BufRead as _, BufReader, Read as _, Write as _};
+use std::net::TcpStream;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use sha2::Digest as _;
+
+const CONNECTIONS: usize = 64;
+const WARM_UP: Duration = Duration::from_secs(1);
+const MEASURE: Duration = Duration::from_secs(5);
+
+fn main() {
+    let skillpkg = env!("CARGO_BIN_EXE_skillpkg");
+    let work = Path::new(env!("CARGO_TARGET_TMPDIR")).join("skillpkg-bench-registry");
+    let _ = fs_err::remove_dir_all(&work);
+    fs_err::create_dir_all(&work).expect("bench folder");
+    let data = work.join("data");
+
+    let (mut server, url) = start(skillpkg, &data);
+    let token = token(skillpkg, &data);
+    let address = url.trim_start_matches("http://").to_owned();
+
+    // One skill with a ~20 KB archive (random bytes do not compress).
+    let skill = work.join("bench");
+    let archive = pack(&skill, "1.0.0", 20 * 1024);
+    let agent = agent();
+    let status = publish(&agent, &url, &token, "bench", "1.0.0", &archive);
+    assert_eq!(status, 201, "the first publish");
+    println!(
+        "registry load test: {CONNECTIONS} connections, {} s per run, archive {} bytes",
+        MEASURE.as_secs(),
+        archive.len()
+    );
+
+    let metadata = load(&address, "/api/v1/skills/bench");
+    metadata.print("metadata GET", 10_000.0);
+    let downloads = load(&address, "/api/v1/skills/bench/1.0.0/download");
+    downloads.print("20 KB download", 5_000.0);
+
+    // 1,000 sequential publishes of new versions, each a different archive.
+    let archives: Vec<(String, Vec<u8>)> = (1..=1000)
+        .map(|i| {
+            let version = format!("2.0.{i}");
+            let bytes = pack(&skill, &version, 1024);
+            (version, bytes)
+        })
+        .collect();
+    let started = Instant::now();
+    for (version, bytes) in &archives {
+        let status = publish(&agent, &url, &token, "bench", version, bytes);
+        assert_eq!(status, 201, "publish {version}");
+    }
+    let elapsed = started.elapsed().as_secs_f64();
+    println!(
+        "1,000 sequential publishes: {elapsed:.2} s ({:.1} ms each; target < 30 s) {}",
+        elapsed * 1000.0 / archives.len() as f64,
+        verdict(elapsed < 30.0)
+    );
+
+    let _ = server.kill();
+    let _ = server.wait();
+}
+
+/// Starts the registry on an ephemeral port and returns it with its URL.
+fn start(skillpkg: &str, data: &Path) -> (Child, String) {
+    let mut child = Command::new(skillpkg)
+        .args(["registry", "serve", "--addr", "127.0.0.1:0", "--data"])
+        .arg(data)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start the registry");
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().expect("stdout"))
+        .read_line(&mut line)
+        .expect("the registry's first line");
+    let url = line
+        .trim()
+        .strip_prefix("listening on ")
+        .expect("`listening on URL`")
+        .to_owned();
+    (child, url)
+}
+
+fn token(skillpkg: &str, data: &Path) -> String {
+    let output = Command::new(skillpkg)
+        .args(["registry", "token", "create", "--user", "bench", "--data"])
+        .arg(data)
+        .output()
+        .expect("create a token");
+    assert!(output.status.success());
+    String::from_utf8(output.stdout)
+        .expect("UTF-8")
+        .trim()
+        .to_owned()
+}
+
+/// Writes the skill at `version` with `random` bytes of asset, and packs it with the library.
+fn pack(skill: &Path, version: &str, random: usize) -> Vec<u8> {
+    fs_err::create_dir_all(skill.join("assets")).expect("skill folder");
+    fs_err::write(
+        skill.join("SKILL.md"),
+        format!(
+            "---\nname: bench\ndescription: Benchmark fixture. Use when load-testing the registry.\nmetadata:\n  version: \"{version}\"\n---\n\n# Bench {version}\n\nSee [the data](assets/data.bin).\n"
+        ),
+    )
+    .expect("SKILL.md");
+    let mut state = version.bytes().fold(0x9E37_79B9_7F4A_7C15_u64, |s, b| {
+        (s ^ u64::from(b)).wrapping_mul(0x100_0000_01B3)
+    });
+    let noise: Vec<u8> = (0..random)
+        .map(|_| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state as u8
+        })
+        .collect();
+    fs_err::write(skill.join("assets/data.bin"), noise).expect("asset");
+    let files = skillpkg::pack::select::select(skill).expect("select");
+    let mut out = Vec::new();
+    skillpkg::pack::archive::write(&mut out, "bench/", &files, 1, &|_| {}).expect("pack");
+    out
+}
+
+fn agent() -> ureq::Agent {
+    ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .build()
+        .into()
+}
+
+fn publish(
+    agent: &ureq::Agent,
+    url: &str,
+    token: &str,
+    name: &str,
+    version: &str,
+    archive: &[u8],
+) -> u16 {
+    let checksum = skillpkg::pack::archive::hex(&sha2::Sha256::digest(archive));
+    agent
+        .put(&format!("{url}/api/v1/skills/{name}/{version}"))
+        .header("authorization", &format!("Bearer {token}"))
+        .header("x-checksum-sha256", &checksum)
+        .send(archive)
+        .expect("publish")
+        .status()
+        .as_u16()
+}
+
+struct Load {
+    requests: usize,
+    seconds: f64,
+    /// Sorted latencies in microseconds.
+    latencies: Vec<u32>,
+    bytes: u64,
+}
+
+impl Load {
+    fn percentile(&self, p: f64) -> f64 {
+        let index = ((self.latencies.len() as f64 * p).ceil() as usize).saturating_sub(1);
+        f64::from(self.latencies[index.min(self.latencies.len() - 1)]) / 1000.0
+    }
+
+    fn print(&self, what: &str, target: f64) {
+        let rate = self.requests as f64 / self.seconds;
+        let p99 = self.percentile(0.99);
+        println!(
+            "{what}: {rate:.0} req/s (target ≥ {target:.0}) {}, p50 {:.2} ms, p99 {p99:.2} ms (target < 20) {}, max {:.2} ms, {:.1} MB/s",
+            verdict(rate >= target),
+            self.percentile(0.50),
+            verdict(p99 < 20.0),
+            self.percentile(1.0),
+            self.bytes as f64 / self.seconds / 1e6,
+        );
+    }
+}
+
+fn verdict(ok: bool) -> &'static str {
+    if ok { "ok" } else { "MISSED" }
+}
+
+/// `CONNECTIONS` closed-loop connections sending `GET path` for `WARM_UP` + `MEASURE`; only
+/// the requests that finish inside the measured window count.
+fn load(address: &str, path: &str) -> Load {
+    let start = Instant::now() + WARM_UP;
+    let end = start + MEASURE;
+    let threads: Vec<_> = (0..CONNECTIONS)
+        .map(|_| {
+            let address = address.to_owned();
+            let request = format!("GET {path} HTTP/1.1\r\nHost: {address}\r\n\r\n").into_bytes();
+            std::thread::spawn(move || {
+                let stream = TcpStream::connect(&address).expect("connect");
+                stream.set_nodelay(true).expect("nodelay");
+                let mut writer = stream.try_clone().expect("clone");
+                let mut reader = BufReader::with_capacity(64 * 1024, stream);
+                let mut latencies = Vec::with_capacity(100_000);
+                let mut bytes = 0_u64;
+                let mut line = String::new();
+                let mut body = Vec::new();
+                loop {
+                    let sent = Instant::now();
+                    if sent >= end {
+                        break;
+                    }
+                    writer.write_all(&request).expect("send");
+                    let mut length = 0_usize;
+                    let mut status_ok = false;
+                    loop {
+                        line.clear();
+                        reader.read_line(&mut line).expect("read a header");
+                        if line == "\r\n" {
+                            break;
+                        }
+                        if line.starts_with("HTTP/1.1 ") {
+                            status_ok = line.starts_with("HTTP/1.1 200");
+                        } else if let Some((name, value)) = line.split_once(':')
+                            && name.eq_ignore_ascii_case("content-length")
+                        {
+                            length = value.trim().parse().expect("content-length");
+                        }
+                    }
+                    body.resize(length, 0);
+                    reader.read_exact(&mut body).expect("read the body");
+                    assert!(status_ok, "a non-200 answer");
+                    let done = Instant::now();
+                    if sent >= start && done <= end {
+                        latencies.push(done.duration_since(sent).as_micros() as u32);
+                        bytes += length as u64;
+                    }
+                }
+                (latencies, bytes)
+            })
+        })
+        .collect();
+    let mut latencies = Vec::new();
+    let mut bytes = 0;
+    for thread in threads {
+        let (mine, b) = thread.join().expect("a load thread");
+        latencies.extend(mine);
+        bytes += b;
+    }
+    latencies.sort_unstable();
+    Load {
+        requests: latencies.len(),
+        seconds: MEASURE.as_secs_f64(),
+        latencies,
+        bytes,
+    }
+}
