@@ -137,6 +137,7 @@ pub struct SearchArgs {
     /// Words to look for in names and descriptions
     #[arg(value_name = "QUERY", default_value = "")]
     pub query: String,
+    /// Which page of results (20 per page)
     #[arg(long, default_value_t = 1)]
     pub page: usize,
     #[command(flatten)]
@@ -146,6 +147,7 @@ pub struct SearchArgs {
 /// Show a skill's versions (with yanked ones marked) and owners.
 #[derive(Debug, clap::Args)]
 pub struct InfoArgs {
+    /// The skill's name
     #[arg(value_name = "NAME")]
     pub name: String,
     #[command(flatten)]
@@ -161,9 +163,10 @@ pub struct InfoArgs {
 /// and verified.
 #[derive(Debug, clap::Args)]
 pub struct InstallArgs {
+    /// Skills to install, each NAME or NAME@REQ (none: what skills.lock says)
     #[arg(value_name = "NAME[@REQ]")]
     pub names: Vec<String>,
-    /// Which agent's skills folder to install into [default: claude-code]
+    /// Which agent's skills folder to install into
     #[arg(
         long,
         short = 't',
@@ -189,8 +192,10 @@ pub struct InstallArgs {
 /// Yank a version (installs skip it unless pinned), or undo it.
 #[derive(Debug, clap::Args)]
 pub struct YankArgs {
+    /// The version to yank, as NAME@VERSION
     #[arg(value_name = "NAME@VERSION")]
     pub spec: String,
+    /// Unyank it instead
     #[arg(long)]
     pub undo: bool,
     #[command(flatten)]
@@ -208,17 +213,25 @@ pub struct OwnerArgs {
 
 #[derive(Debug, clap::Subcommand)]
 pub enum OwnerCommand {
+    /// List the skill's owners
     List {
+        /// The skill
         name: String,
     },
+    /// Add owners (users the registry already knows)
     Add {
+        /// The skill
         name: String,
-        #[arg(required = true)]
+        /// The users to add
+        #[arg(required = true, value_name = "USER")]
         users: Vec<String>,
     },
+    /// Remove owners (a skill keeps at least one)
     Remove {
+        /// The skill
         name: String,
-        #[arg(required = true)]
+        /// The users to remove
+        #[arg(required = true, value_name = "USER")]
         users: Vec<String>,
     },
 }
