@@ -17,9 +17,12 @@ struct Registry {
 
 impl Registry {
     fn start(data: &Path, extra: &[&str]) -> Self {
-        let mut child = Command::new(insta_cmd::get_cargo_bin("skillpkg"))
-            .args(["registry", "serve", "--addr", "127.0.0.1:0", "--data"])
-            .arg(data)
+        let mut command = Command::new(insta_cmd::get_cargo_bin("skillpkg"));
+        command.args(["registry", "serve", "--data"]).arg(data);
+        if !extra.contains(&"--addr") {
+            command.args(["--addr", "127.0.0.1:0"]);
+        }
+        let mut child = command
             .args(extra)
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -625,4 +628,129 @@ fn client_commands_print_a_reviewed_transcript() {
     context.settings().bind(|| {
         insta::assert_snapshot!("registry__client_transcript", transcript);
     });
+}
+
+/// SIGTERM lets the request in flight finish, then the server exits 0 and frees its port.
+#[cfg(unix)]
+#[test]
+fn sigterm_shuts_the_server_down_gracefully() {
+    let context = TestContext::new();
+    let mut registry = Registry::start(&context.root().join("data"), &[]);
+    let status = agent()
+        .get(&format!("{}/api/v1/skills?q=", registry.url))
+        .call()
+        .unwrap()
+        .status()
+        .as_u16();
+    assert_eq!(status, 200);
+    let killed = Command::new("kill")
+        .args(["-TERM", &registry.child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let exit = loop {
+        if let Some(exit) = registry.child.try_wait().unwrap() {
+            break exit;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the server did not stop on SIGTERM"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    assert!(exit.success(), "{exit:?}");
+    let address = registry.url.trim_start_matches("http://").to_owned();
+    assert!(std::net::TcpStream::connect(address).is_err());
+}
+
+/// A registry that is not up yet: publish retries with backoff and succeeds once it is.
+#[test]
+fn publish_retries_until_the_registry_answers() {
+    let context = TestContext::new();
+    let data = context.root().join("data");
+    // Create the user's token before the server runs; the database is created on demand.
+    let token_output = Command::new(insta_cmd::get_cargo_bin("skillpkg"))
+        .args(["registry", "token", "create", "--user", "alice", "--data"])
+        .arg(&data)
+        .output()
+        .unwrap();
+    assert!(token_output.status.success());
+    let token = String::from_utf8(token_output.stdout)
+        .unwrap()
+        .trim()
+        .to_owned();
+    // A free port, released so the server can take it a little later.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let url = format!("http://127.0.0.1:{port}");
+    skill(&context, "patient", "1.0.0", "Patient.");
+    let mut publish = context.command(&["publish", "work/patient"]);
+    publish
+        .env("SKILLPKG_REGISTRY", &url)
+        .env("SKILLPKG_TOKEN", &token)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let publish = publish.spawn().unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(400));
+    let _registry = Registry::start(&data, &["--addr", &format!("127.0.0.1:{port}")]);
+    let output = publish.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert_eq!(
+        String::from_utf8_lossy(&output.stdout).trim(),
+        format!("{url}/skills/patient")
+    );
+}
+
+/// On a terminal, publish shows the upload's bytes on an indicatif bar. The terminal is a real
+/// pseudo-terminal, made by util-linux `script`.
+#[cfg(target_os = "linux")]
+#[test]
+fn on_a_terminal_publish_shows_upload_progress() {
+    let context = TestContext::new();
+    let registry = Registry::start(&context.root().join("data"), &[]);
+    let alice = registry.token("alice");
+    skill(
+        &context,
+        "sizable",
+        "1.0.0",
+        "See [the data](assets/data.bin).",
+    );
+    // Bytes that do not compress, so the archive is about 2 MiB.
+    let mut state = 0x2545_F491_4F6C_DD1D_u64;
+    let noise: Vec<u8> = (0..2 * 1024 * 1024)
+        .map(|_| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state.to_le_bytes()[0]
+        })
+        .collect();
+    context.write("work/sizable/assets/data.bin", &noise);
+    let binary = insta_cmd::get_cargo_bin("skillpkg");
+    let output = Command::new("script")
+        .args(["--quiet", "--return", "--command"])
+        .arg(format!(
+            "'{}' publish work/sizable --color never",
+            binary.display()
+        ))
+        .arg("/dev/null")
+        .current_dir(context.root())
+        .env("SKILLPKG_REGISTRY", &registry.url)
+        .env("SKILLPKG_TOKEN", &alice)
+        .env_remove("CI")
+        .stdin(Stdio::null())
+        .output()
+        .expect("these tests need util-linux `script` to make a terminal");
+    let shown = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{shown}");
+    assert!(
+        shown.contains("uploading sizable@1.0.0 [") && shown.contains("/2.00 MiB"),
+        "{shown}"
+    );
+    assert!(shown.contains("Published sizable@1.0.0"), "{shown}");
 }
