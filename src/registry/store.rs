@@ -125,7 +125,8 @@ impl Sqlite {
     pub fn open(path: &Path) -> Result<Self, StoreError> {
         let connection = Connection::open(path)?;
         connection.pragma_update(None, "journal_mode", "WAL")?;
-        connection.pragma_update(None, "synchronous", "NORMAL")?;
+        // FULL: a publish the client saw succeed survives a power cut, not only a crash.
+        connection.pragma_update(None, "synchronous", "FULL")?;
         connection.pragma_update(None, "foreign_keys", "ON")?;
         connection.busy_timeout(std::time::Duration::from_secs(5))?;
         connection.execute_batch(SCHEMA)?;
@@ -312,15 +313,22 @@ impl MetadataStore for Sqlite {
         per_page: usize,
     ) -> Result<(Vec<SearchHit>, usize), StoreError> {
         let connection = self.lock();
-        let pattern = format!("%{}%", query.to_lowercase().replace(['%', '_'], ""));
+        // The query is matched literally: LIKE's wildcards and the escape character are escaped.
+        let literal = query
+            .to_lowercase()
+            .replace('\\', "\\\\")
+            .replace('%', "\\%")
+            .replace('_', "\\_");
+        let pattern = format!("%{literal}%");
         let total: i64 = connection.query_row(
-            "SELECT COUNT(*) FROM skills WHERE lower_name LIKE ?1 OR lower(description) LIKE ?1",
+            "SELECT COUNT(*) FROM skills WHERE lower_name LIKE ?1 ESCAPE '\\' OR lower(description) LIKE ?1 ESCAPE '\\'",
             params![pattern],
             |row| row.get(0),
         )?;
-        let offset = i64::try_from(page.saturating_sub(1) * per_page).unwrap_or(0);
+        let offset =
+            i64::try_from(page.saturating_sub(1).saturating_mul(per_page)).unwrap_or(i64::MAX);
         let rows: Vec<(i64, String, String)> = connection
-            .prepare_cached("SELECT id, name, description FROM skills WHERE lower_name LIKE ?1 OR lower(description) LIKE ?1 ORDER BY lower_name LIMIT ?2 OFFSET ?3")?
+            .prepare_cached("SELECT id, name, description FROM skills WHERE lower_name LIKE ?1 ESCAPE '\\' OR lower(description) LIKE ?1 ESCAPE '\\' ORDER BY lower_name LIMIT ?2 OFFSET ?3")?
             .query_map(params![pattern, i64::try_from(per_page).unwrap_or(20), offset], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)))?
             .collect::<Result<_, _>>()?;
         let mut hits = Vec::with_capacity(rows.len());
@@ -494,5 +502,57 @@ impl BlobStore for FsBlobs {
             Err(error) if error.kind() == io::ErrorKind::NotFound => Ok(None),
             Err(error) => Err(error.into()),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{MetadataStore, NewVersion, PublishOutcome, Sqlite};
+
+    fn version(name: &str, description: &str) -> NewVersion {
+        NewVersion {
+            name: name.into(),
+            version: "1.0.0".into(),
+            checksum: "0".repeat(64),
+            digest: "h1:x".into(),
+            size: 1,
+            description: description.into(),
+            skill_md: String::new(),
+            publisher: "alice".into(),
+            published_at: 0,
+        }
+    }
+
+    #[test]
+    fn search_matches_wildcards_literally_and_survives_any_page() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Sqlite::open(&dir.path().join("registry.db")).unwrap();
+        for (name, description) in [
+            ("percent", "Grows sales 100% faster."),
+            ("underscore", "Reads snake_case names."),
+            ("plain", "Nothing special here."),
+        ] {
+            assert_eq!(
+                store.publish(&version(name, description)).unwrap(),
+                PublishOutcome::Created
+            );
+        }
+        let names = |query: &str| {
+            store
+                .search(query, 1, 20)
+                .unwrap()
+                .0
+                .into_iter()
+                .map(|hit| hit.name)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(names("%"), ["percent"]);
+        assert_eq!(names("_"), ["underscore"]);
+        assert_eq!(names("e_c"), ["underscore"]);
+        assert_eq!(names("SPECIAL"), ["plain"]);
+        assert_eq!(names("").len(), 3);
+        let (hits, total) = store.search("", usize::MAX, 20).unwrap();
+        assert!(hits.is_empty());
+        assert_eq!(total, 3);
     }
 }
