@@ -744,70 +744,107 @@ pub fn install(args: InstallArgs, printer: Printer) -> anyhow::Result<ExitStatus
     }
     let registry = args.registry.resolve(Path::new("."))?;
     let client = Client::new(&registry, None);
+    let to = Destination {
+        client: &client,
+        registry: &registry,
+        folder: &folder,
+        folder_text: &folder_text,
+        locked: args.locked,
+    };
+    // Whatever was installed before a failure is still recorded, so no folder is left orphaned.
     for spec in &args.names {
-        let (name, requirement) = match spec.split_once('@') {
-            Some((name, requirement)) => (name, Some(requirement)),
-            None => (spec.as_str(), None),
-        };
-        let skill = client.info(name).map_err(client_error)?;
-        let chosen = choose(&skill, requirement).ok_or_else(|| UserError {
-            message: format!(
-                "no version of `{name}` matches `{}`",
-                requirement.unwrap_or("*")
-            ),
-            hints: vec![format!("`skillpkg info {name}` lists its versions")],
-        })?;
-        let entry = Locked {
-            name: skill.name.clone(),
-            version: chosen.version.clone(),
-            registry: registry.clone(),
-            sha256: chosen.checksum.clone(),
-            digest: chosen.digest.clone(),
-            dir: folder_text.clone(),
-        };
-        let existing = lock
-            .skills
-            .iter()
-            .position(|locked| locked.name == entry.name && locked.dir == entry.dir);
-        if existing.is_none_or(|index| lock.skills[index] != entry) {
-            if args.locked {
-                return Err(UserError {
-                    message: format!(
-                        "{}@{} is not what skills.lock records, and --locked forbids changing it",
-                        entry.name, entry.version
-                    ),
-                    hints: vec!["run without --locked to update skills.lock".into()],
+        match install_one(&to, spec, &mut lock, &mut err) {
+            Ok(one) => changed |= one,
+            Err(error) => {
+                if changed {
+                    write_lock(&lock_path, &lock)?;
                 }
-                .into());
+                return Err(error);
             }
-            changed = true;
         }
-        let bytes = client
-            .download(&entry.name, &entry.version)
-            .map_err(client_error)?;
-        place(
-            &bytes,
-            &entry.sha256,
-            &entry.digest,
-            &folder,
-            &entry.name,
-            &lock,
-        )?;
-        match existing {
-            Some(index) => lock.skills[index] = entry.clone(),
-            None => lock.skills.push(entry.clone()),
-        }
-        writeln!(
-            err,
-            "Installed {}@{} into {folder_text}/{}",
-            entry.name, entry.version, entry.name
-        )?;
     }
     if changed {
         write_lock(&lock_path, &lock)?;
     }
     err.flush()?;
     Ok(ExitStatus::Success)
+}
+
+/// Where `install` puts skills, and from where.
+struct Destination<'a> {
+    client: &'a Client,
+    registry: &'a str,
+    folder: &'a Path,
+    /// `folder` with `/` separators, as skills.lock records it.
+    folder_text: &'a str,
+    /// `--locked`: refuse to change skills.lock.
+    locked: bool,
+}
+
+/// Installs one `NAME[@REQ]` and records it in `lock`; says whether `lock` changed.
+fn install_one(
+    to: &Destination<'_>,
+    spec: &str,
+    lock: &mut Lockfile,
+    err: &mut impl Write,
+) -> anyhow::Result<bool> {
+    let (name, requirement) = match spec.split_once('@') {
+        Some((name, requirement)) => (name, Some(requirement)),
+        None => (spec, None),
+    };
+    let skill = to.client.info(name).map_err(client_error)?;
+    let chosen = choose(&skill, requirement).ok_or_else(|| UserError {
+        message: format!(
+            "no version of `{name}` matches `{}`",
+            requirement.unwrap_or("*")
+        ),
+        hints: vec![format!("`skillpkg info {name}` lists its versions")],
+    })?;
+    let entry = Locked {
+        name: skill.name.clone(),
+        version: chosen.version.clone(),
+        registry: to.registry.to_owned(),
+        sha256: chosen.checksum.clone(),
+        digest: chosen.digest.clone(),
+        dir: to.folder_text.to_owned(),
+    };
+    let existing = lock
+        .skills
+        .iter()
+        .position(|locked| locked.name == entry.name && locked.dir == entry.dir);
+    let changed = existing.is_none_or(|index| lock.skills[index] != entry);
+    if changed && to.locked {
+        return Err(UserError {
+            message: format!(
+                "{}@{} is not what skills.lock records, and --locked forbids changing it",
+                entry.name, entry.version
+            ),
+            hints: vec!["run without --locked to update skills.lock".into()],
+        }
+        .into());
+    }
+    let bytes = to
+        .client
+        .download(&entry.name, &entry.version)
+        .map_err(client_error)?;
+    place(
+        &bytes,
+        &entry.sha256,
+        &entry.digest,
+        to.folder,
+        &entry.name,
+        lock,
+    )?;
+    match existing {
+        Some(index) => lock.skills[index] = entry.clone(),
+        None => lock.skills.push(entry.clone()),
+    }
+    writeln!(
+        err,
+        "Installed {}@{} into {}/{}",
+        entry.name, entry.version, to.folder_text, entry.name
+    )?;
+    Ok(changed)
 }
 
 /// `skillpkg install` with no names: exactly what skills.lock says, every digest verified.

@@ -754,3 +754,30 @@ fn on_a_terminal_publish_shows_upload_progress() {
     );
     assert!(shown.contains("Published sizable@1.0.0"), "{shown}");
 }
+
+/// When one of several installs fails, the ones before it are still in skills.lock, so their
+/// folders are not left unmanaged (which a later install would refuse to replace).
+#[test]
+fn a_failed_install_still_records_what_was_installed() {
+    let context = TestContext::new();
+    let registry = Registry::start(&context.root().join("data"), &[]);
+    let alice = registry.token("alice");
+    skill(&context, "first", "1.0.0", "First.");
+    assert_eq!(
+        cli(
+            &context,
+            &registry,
+            Some(&alice),
+            &["publish", "work/first"]
+        )
+        .0,
+        0
+    );
+    let (code, _, stderr) = cli(&context, &registry, None, &["install", "first", "absent"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("no skill named `absent`"), "{stderr}");
+    let lock = fs_err::read_to_string(context.root().join("skills.lock")).unwrap();
+    assert!(lock.contains("name = \"first\""), "{lock}");
+    let (code, _, stderr) = cli(&context, &registry, None, &["install", "first"]);
+    assert_eq!(code, 0, "{stderr}");
+}
