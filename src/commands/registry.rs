@@ -86,9 +86,13 @@ impl RegistryFlag {
             return Ok(url.trim_end_matches('/').to_owned());
         }
         let cwd = std::env::current_dir()?;
-        if let Ok(Some(config)) = ConfigFinder::new(cwd).for_dir(near)
-            && let Some(url) = &config.registry
-        {
+        let config = ConfigFinder::new(cwd)
+            .for_dir(near)
+            .map_err(|error| UserError {
+                message: error.to_string(),
+                hints: vec![],
+            })?;
+        if let Some(url) = config.as_ref().and_then(|config| config.registry.as_ref()) {
             return Ok(url.trim_end_matches('/').to_owned());
         }
         Err(UserError {

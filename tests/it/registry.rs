@@ -781,3 +781,33 @@ fn a_failed_install_still_records_what_was_installed() {
     let (code, _, stderr) = cli(&context, &registry, None, &["install", "first"]);
     assert_eq!(code, 0, "{stderr}");
 }
+
+/// Without --registry or SKILLPKG_REGISTRY, the URL comes from the nearest skillpkg.toml; a
+/// broken skillpkg.toml is an error naming it, not silently skipped.
+#[test]
+fn the_registry_url_comes_from_skillpkg_toml() {
+    let context = TestContext::new();
+    let registry = Registry::start(&context.root().join("data"), &[]);
+    let alice = registry.token("alice");
+    context.write(
+        "work/skillpkg.toml",
+        format!("registry = \"{}/\"\n", registry.url),
+    );
+    skill(&context, "configured", "1.0.0", "Configured.");
+    let mut publish = context.command(&["publish", "work/configured"]);
+    publish
+        .env_remove("SKILLPKG_REGISTRY")
+        .env("SKILLPKG_TOKEN", &alice);
+    let (code, stdout, stderr) = run(publish);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(stdout.trim(), format!("{}/skills/configured", registry.url));
+
+    context.write("work/skillpkg.toml", "registry = [\n");
+    let mut publish = context.command(&["publish", "work/configured"]);
+    publish
+        .env_remove("SKILLPKG_REGISTRY")
+        .env("SKILLPKG_TOKEN", &alice);
+    let (code, _, stderr) = run(publish);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("skillpkg.toml"), "{stderr}");
+}
