@@ -782,7 +782,7 @@ fn a_failed_install_still_records_what_was_installed() {
     assert_eq!(code, 0, "{stderr}");
 }
 
-/// Without --registry or SKILLPKG_REGISTRY, the URL comes from the nearest skillpkg.toml; a
+/// Without `--registry` or `SKILLPKG_REGISTRY`, the URL comes from the nearest `skillpkg.toml`; a
 /// broken skillpkg.toml is an error naming it, not silently skipped.
 #[test]
 fn the_registry_url_comes_from_skillpkg_toml() {
