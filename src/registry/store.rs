@@ -555,4 +555,30 @@ mod tests {
         assert!(hits.is_empty());
         assert_eq!(total, 3);
     }
+
+    /// The API only admits lowercase names, but the store does not rely on it: a name that
+    /// differs only in case is taken, in the same transaction that would have created it.
+    #[test]
+    fn names_are_unique_whatever_their_case() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Sqlite::open(&dir.path().join("registry.db")).unwrap();
+        assert_eq!(
+            store.publish(&version("notes", "Notes.")).unwrap(),
+            PublishOutcome::Created
+        );
+        let mut other = version("Notes", "Other notes.");
+        other.publisher = "bob".into();
+        assert_eq!(
+            store.publish(&other).unwrap(),
+            PublishOutcome::NameTaken {
+                existing: "notes".into()
+            }
+        );
+        assert!(
+            store
+                .skill("Notes")
+                .unwrap()
+                .is_some_and(|s| s.name == "notes")
+        );
+    }
 }
