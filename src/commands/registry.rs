@@ -1,7 +1,7 @@
 //! The marketplace commands: `registry serve`, `registry token create`, `login`, `publish`,
 //! `search`, `info`, `install`, `yank` and `owner`.
 
-use std::io::{IsTerminal as _, Read as _, Write};
+use std::io::{IsTerminal as _, Write};
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 
@@ -827,18 +827,7 @@ fn install_one(
         }
         .into());
     }
-    let bytes = to
-        .client
-        .download(&entry.name, &entry.version)
-        .map_err(client_error)?;
-    place(
-        &bytes,
-        &entry.sha256,
-        &entry.digest,
-        to.folder,
-        &entry.name,
-        lock,
-    )?;
+    place(to.client, &entry, to.folder, lock)?;
     match existing {
         Some(index) => lock.skills[index] = entry.clone(),
         None => lock.skills.push(entry.clone()),
@@ -862,17 +851,7 @@ fn install_from_lock(lock: &Lockfile, err: &mut impl Write) -> anyhow::Result<()
     }
     for entry in lock.skills.clone() {
         let client = Client::new(&entry.registry, None);
-        let bytes = client
-            .download(&entry.name, &entry.version)
-            .map_err(client_error)?;
-        place(
-            &bytes,
-            &entry.sha256,
-            &entry.digest,
-            Path::new(&entry.dir),
-            &entry.name,
-            lock,
-        )?;
+        place(&client, &entry, Path::new(&entry.dir), lock)?;
         writeln!(
             err,
             "Installed {}@{} into {}/{} (verified against skills.lock)",
@@ -901,17 +880,18 @@ fn install_dir(args: &InstallArgs) -> anyhow::Result<PathBuf> {
     Ok(PathBuf::from(relative))
 }
 
-/// Verifies a downloaded archive against `sha256` and `digest`, then extracts it as
+/// Downloads `entry`, verifies it against its `sha256` and `digest`, then extracts it as
 /// `folder/name`, replacing only a folder skills.lock says skillpkg installed.
-fn place(
-    bytes: &[u8],
-    sha256: &str,
-    digest: &str,
-    folder: &Path,
-    name: &str,
-    lock: &Lockfile,
-) -> anyhow::Result<()> {
-    let got = archive::hex(&Sha256::digest(bytes));
+fn place(client: &Client, entry: &Locked, folder: &Path, lock: &Lockfile) -> anyhow::Result<()> {
+    let bytes = client
+        .download(&entry.name, &entry.version)
+        .map_err(client_error)?;
+    let (name, sha256, digest) = (
+        entry.name.as_str(),
+        entry.sha256.as_str(),
+        entry.digest.as_str(),
+    );
+    let got = archive::hex(&Sha256::digest(&bytes));
     if got != sha256 {
         return Err(UserError {
             message: format!("the download of {name} does not match its checksum (expected {sha256}, got {got}); nothing was installed"),
@@ -925,7 +905,7 @@ fn place(
         .suffix(".install")
         .tempdir_in(folder)?;
     let archive_file = staging.path().join("download.skill");
-    fs_err::write(&archive_file, bytes)?;
+    fs_err::write(&archive_file, &bytes)?;
     let extracted = extract::extract(
         &archive_file,
         &staging.path().join("out"),
@@ -947,13 +927,7 @@ fn place(
         }
         .into());
     }
-    let mut hashes = Vec::with_capacity(extracted.files.len());
-    for (path, _) in &extracted.files {
-        let mut content = Vec::new();
-        fs_err::File::open(extracted.dir.join(path))?.read_to_end(&mut content)?;
-        hashes.push((path.clone(), <[u8; 32]>::from(Sha256::digest(&content))));
-    }
-    let got = archive::content_digest(hashes.iter().map(|(p, s)| (p.as_str(), s)));
+    let got = &extracted.content_digest;
     if got != digest {
         return Err(UserError { message: format!("the contents of {name} do not match their digest (expected {digest}, got {got}); nothing was installed"), hints: vec![] }.into());
     }

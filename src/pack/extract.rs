@@ -11,6 +11,10 @@ use std::collections::HashSet;
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 
+use sha2::{Digest as _, Sha256};
+
+use super::archive;
+
 /// Bounds on what an archive may expand to.
 #[derive(Clone, Copy, Debug)]
 pub struct Limits {
@@ -71,6 +75,9 @@ pub struct Extracted {
     pub name: String,
     /// Files written: (path inside the skill, size).
     pub files: Vec<(String, u64)>,
+    /// The `h1:` digest of the files written (see [`archive::content_digest`]), hashed as they
+    /// were decompressed.
+    pub content_digest: String,
 }
 
 /// Checks an entry name and returns its parts.
@@ -229,6 +236,7 @@ pub fn extract(
     // Second pass: stream every file out, counting what it really expands to.
     let mut total = 0u64;
     let mut files = Vec::new();
+    let mut hashes: Vec<(String, [u8; 32])> = Vec::new();
     for (index, parts, is_dir) in &plan {
         let mut entry = zip.by_index(*index).map_err(|error| {
             ExtractError::NotZip(archive.display().to_string(), error.to_string())
@@ -250,6 +258,7 @@ pub fn extract(
         let mut out = fs_err::File::create(&path)?;
         let mut buffer = vec![0u8; 64 * 1024];
         let mut written = 0u64;
+        let mut hash = Sha256::new();
         loop {
             let n = entry.read(&mut buffer)?;
             if n == 0 {
@@ -267,9 +276,11 @@ pub fn extract(
                 });
             }
             out.write_all(&buffer[..n])?;
+            hash.update(&buffer[..n]);
         }
         out.sync_all()?;
         set_mode(&path, if executable { 0o755 } else { 0o644 })?;
+        hashes.push((relative.clone(), hash.finalize().into()));
         files.push((relative, written));
     }
     set_mode(staging.path(), 0o755)?;
@@ -279,10 +290,13 @@ pub fn extract(
     fs_err::rename(staging.path(), &destination)?;
     let _ = staging.keep();
     files.sort();
+    let content_digest =
+        archive::content_digest(hashes.iter().map(|(path, sha)| (path.as_str(), sha)));
     Ok(Extracted {
         dir: destination,
         name,
         files,
+        content_digest,
     })
 }
 
@@ -307,5 +321,39 @@ mod tests {
         for bad in ["/etc/passwd", "a/../../x", "C:\\x", "a\\b", "./a", ""] {
             assert!(parts(bad).is_err(), "{bad}");
         }
+    }
+
+    /// The digest hashed while extracting is the one the packer wrote.
+    #[test]
+    fn the_extracted_digest_is_the_packers() {
+        let dir = tempfile::tempdir().unwrap();
+        let skill = dir.path().join("demo");
+        fs_err::create_dir_all(skill.join("scripts")).unwrap();
+        fs_err::write(
+            skill.join("SKILL.md"),
+            "---\nname: demo\ndescription: Demo.\n---\n",
+        )
+        .unwrap();
+        fs_err::write(skill.join("scripts/run.py"), "print('hi')\n".repeat(5000)).unwrap();
+        let files = crate::pack::select::select(&skill).unwrap();
+        let archive_path = dir.path().join("demo.skill");
+        let summary = archive::write(
+            fs_err::File::create(&archive_path).unwrap(),
+            "demo/",
+            &files,
+            1,
+            &|_| {},
+        )
+        .unwrap();
+        let extracted = extract(
+            &archive_path,
+            &dir.path().join("out"),
+            "demo",
+            false,
+            Limits::default(),
+        )
+        .unwrap();
+        assert_eq!(extracted.content_digest, summary.content_digest);
+        assert_eq!(extracted.files.len(), 2);
     }
 }

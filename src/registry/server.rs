@@ -551,14 +551,7 @@ fn inspect(upload: &Path, unpack: &Path, url_name: &str) -> Result<Inspected, Fa
             format!("the skill does not pass validation: {}", errors.join("; ")),
         ));
     }
-    let mut hashes = Vec::with_capacity(extracted.files.len());
-    for (path, _) in &extracted.files {
-        let bytes = fs_err::read(extracted.dir.join(path))
-            .map_err(|e| fail(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?;
-        let sha: [u8; 32] = Sha256::digest(&bytes).into();
-        hashes.push((path.clone(), sha));
-    }
-    let digest = archive::content_digest(hashes.iter().map(|(path, sha)| (path.as_str(), sha)));
+    let digest = extracted.content_digest;
     Ok(Inspected {
         digest,
         description,

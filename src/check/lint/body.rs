@@ -8,6 +8,7 @@ use crate::check::rule::{
     LEGACY_BASE_DIR,
 };
 use crate::check::target::Target;
+use crate::render::view::split_tools;
 use crate::skill::model::ToolList;
 
 /// The spec's recommended maximum body length.
@@ -226,10 +227,10 @@ fn allowed_bash_rules(cx: &LintContext<'_>) -> Vec<String> {
         return Vec::new();
     };
     let items: Vec<String> = match &field.value {
-        Ok(ToolList::Text(text)) => split_top_level(text),
+        Ok(ToolList::Text(text)) => split_tools(text),
         Ok(ToolList::List(items)) => items
             .iter()
-            .flat_map(|item| split_top_level(&item.value))
+            .flat_map(|item| split_tools(&item.value))
             .collect(),
         Err(_) => Vec::new(),
     };
@@ -244,30 +245,6 @@ fn allowed_bash_rules(cx: &LintContext<'_>) -> Vec<String> {
                 .map(str::to_owned)
         })
         .collect()
-}
-
-fn split_top_level(text: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut depth = 0usize;
-    let mut current = String::new();
-    for c in text.chars() {
-        match c {
-            '(' => depth += 1,
-            ')' => depth = depth.saturating_sub(1),
-            c if depth == 0 && (c.is_whitespace() || c == ',') => {
-                if !current.is_empty() {
-                    out.push(std::mem::take(&mut current));
-                }
-                continue;
-            }
-            _ => {}
-        }
-        current.push(c);
-    }
-    if !current.is_empty() {
-        out.push(current);
-    }
-    out
 }
 
 /// Whether every command of a shell line is read-only or matched by an allow rule.
