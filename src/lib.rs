@@ -7,6 +7,7 @@
 
 pub mod check;
 pub mod commands;
+pub mod fsx;
 pub mod output;
 pub mod pack;
 pub mod parallel;

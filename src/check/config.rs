@@ -349,7 +349,7 @@ impl ConfigFinder {
 }
 
 /// `dir` made absolute against `cwd`, with `.` and `..` resolved by name (no file-system calls).
-fn lexical_absolute(cwd: &Path, dir: &Path) -> PathBuf {
+pub fn lexical_absolute(cwd: &Path, dir: &Path) -> PathBuf {
     let mut out = PathBuf::new();
     for part in cwd.join(dir).components() {
         match part {

@@ -15,6 +15,7 @@ use crate::check::config::ConfigFinder;
 use crate::check::rules::name::{check_name_text, suggest_name};
 use crate::check::target::{DEFAULT_TARGETS, Family, Target};
 use crate::check::{Checked, check_skill};
+use crate::fsx::{set_mode, sync_folder};
 use crate::output::{self, Format, Printer, Report, print_error};
 use crate::scaffold::{self, DEFAULT_TEMPLATE, File, Resource, Template, Values};
 use crate::skill::Skill;
@@ -506,27 +507,6 @@ fn write_skill(parent: &Path, destination: &Path, name: &str, files: &[File]) ->
     let _ = staging.keep();
     sync_folder(parent);
     Ok(())
-}
-
-#[cfg(unix)]
-fn set_mode(path: &Path, mode: u32) -> io::Result<()> {
-    use std::os::unix::fs::PermissionsExt as _;
-    fs_err::set_permissions(path, std::fs::Permissions::from_mode(mode))
-}
-
-#[cfg(not(unix))]
-fn set_mode(_path: &Path, _mode: u32) -> io::Result<()> {
-    Ok(())
-}
-
-/// Makes the rename durable where the platform allows it; failure only costs durability.
-fn sync_folder(folder: &Path) {
-    #[cfg(unix)]
-    if let Ok(handle) = std::fs::File::open(folder) {
-        let _ = handle.sync_all();
-    }
-    #[cfg(not(unix))]
-    let _ = folder;
 }
 
 /// What was created, as a tree, and what to do next.

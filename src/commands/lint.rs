@@ -9,13 +9,14 @@ use std::sync::Arc;
 use anyhow::Context as _;
 
 use super::{ExitStatus, UserError};
-use crate::check::config::{Config, ConfigFinder, Level, Selector};
+use crate::check::config::{Config, ConfigFinder, Level, Selector, lexical_absolute};
 use crate::check::diagnostic::Diagnostic;
 use crate::check::fix::{self, Applicability};
 use crate::check::lint::{self, Bundle, set, suppress::Suppressions};
 use crate::check::rule::{self, AMBIGUOUS_SCALAR, Kind, Rule, Severity};
 use crate::check::target::{DEFAULT_TARGETS, Target};
 use crate::check::{Checked, check_set, check_skill};
+use crate::fsx;
 use crate::output::{self, Format, Printer, Report, plural, print_error};
 use crate::parallel;
 use crate::skill::{Skill, discover, folder_name, read_file};
@@ -198,7 +199,7 @@ impl Settings<'_> {
             if let Some(config) = &self.config
                 && !config.lint.per_path_ignores.is_empty()
             {
-                let path = absolute(cwd, &checked_path(diagnostic));
+                let path = lexical_absolute(cwd, &checked_path(diagnostic));
                 if let Ok(relative) = path.strip_prefix(&config.dir) {
                     for (glob, selectors) in &config.lint.per_path_ignores {
                         let skill_dir = relative.parent().unwrap_or(relative);
@@ -215,20 +216,6 @@ impl Settings<'_> {
             true
         });
     }
-}
-
-fn absolute(cwd: &Path, path: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for part in cwd.join(path).components() {
-        match part {
-            std::path::Component::CurDir => {}
-            std::path::Component::ParentDir => {
-                out.pop();
-            }
-            other => out.push(other),
-        }
-    }
-    out
 }
 
 /// One linted skill.
@@ -648,7 +635,12 @@ fn lint_one(
                 if let FixMode::Write { .. } = mode
                     && current != original
                 {
-                    write_atomically(path, &current)?;
+                    fsx::write_atomically(
+                        path,
+                        &current,
+                        ".skillpkg-fix-",
+                        fsx::Permissions::Keep,
+                    )?;
                 }
                 // Keep what reports point at, and for Claude Code's listing the first body line
                 // (its fallback description); drop the rest of the body.
@@ -742,24 +734,4 @@ fn unified_diff(path: &Path, before: &[u8], after: &[u8]) -> String {
         .context_radius(3)
         .header(&shown, &shown)
         .to_string()
-}
-
-/// Writes `bytes` to a temporary file beside `path`, keeps `path`'s permissions, and renames it
-/// over `path`.
-fn write_atomically(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
-    let dir = path
-        .parent()
-        .filter(|dir| !dir.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let mut temp = tempfile::Builder::new()
-        .prefix(".skillpkg-fix-")
-        .tempfile_in(dir)
-        .with_context(|| format!("cannot write beside {}", path.display()))?;
-    temp.write_all(bytes)?;
-    temp.as_file().sync_all()?;
-    let permissions = fs_err::metadata(path)?.permissions();
-    fs_err::set_permissions(temp.path(), permissions)?;
-    temp.persist(path)
-        .with_context(|| format!("cannot replace {}", path.display()))?;
-    Ok(())
 }

@@ -10,6 +10,7 @@ use crate::check::config::ConfigFinder;
 use crate::check::rule::Kind;
 use crate::check::target::{DEFAULT_TARGETS, Target};
 use crate::check::{Checked, check_skill};
+use crate::fsx;
 use crate::output::{self, Format, Printer, Report, print_error};
 use crate::pack::archive;
 use crate::pack::extract::{self, Limits};
@@ -189,10 +190,7 @@ pub(crate) fn write_archive(
     files: &[PackFile],
     total: u64,
 ) -> anyhow::Result<archive::Summary> {
-    let folder = output
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
+    let folder = fsx::parent_or_dot(output);
     fs_err::create_dir_all(folder)?;
     let mut temp = tempfile::Builder::new()
         .prefix(".skillpkg-package-")
@@ -213,7 +211,7 @@ pub(crate) fn write_archive(
         bar.finish_and_clear();
     }
     temp.as_file().sync_all()?;
-    set_mode(temp.path())?;
+    fsx::set_mode(temp.path(), 0o644)?;
     temp.persist(output)
         .with_context(|| format!("cannot write {}", output.display()))?;
 
@@ -391,17 +389,6 @@ fn progress_bar(total: u64) -> Option<indicatif::ProgressBar> {
         bar.set_style(style.progress_chars("=> "));
     }
     Some(bar)
-}
-
-#[cfg(unix)]
-fn set_mode(path: &Path) -> std::io::Result<()> {
-    use std::os::unix::fs::PermissionsExt as _;
-    fs_err::set_permissions(path, std::fs::Permissions::from_mode(0o644))
-}
-
-#[cfg(not(unix))]
-fn set_mode(_path: &Path) -> std::io::Result<()> {
-    Ok(())
 }
 
 #[allow(clippy::needless_pass_by_value)] // every command's `run` takes its arguments

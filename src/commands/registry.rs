@@ -12,6 +12,7 @@ use super::package::{self, Layout, PackageArgs};
 use super::{ExitStatus, UserError};
 use crate::check::config::ConfigFinder;
 use crate::check::target::Target;
+use crate::fsx;
 use crate::output::{Printer, plural, print_error};
 use crate::pack::extract::{self, Limits};
 use crate::pack::{archive, select};
@@ -691,16 +692,12 @@ fn write_lock(path: &Path, lock: &Lockfile) -> anyhow::Result<()> {
         "# Written by skillpkg install; do not edit.\n{}",
         toml::to_string(&sorted)?
     );
-    let folder = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let mut temp = tempfile::Builder::new()
-        .prefix(".skills.lock-")
-        .tempfile_in(folder)?;
-    temp.write_all(text.as_bytes())?;
-    temp.as_file().sync_all()?;
-    temp.persist(path)?;
+    fsx::write_atomically(
+        path,
+        text.as_bytes(),
+        ".skills.lock-",
+        fsx::Permissions::Mode(0o600),
+    )?;
     Ok(())
 }
 

@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 use sha2::{Digest as _, Sha256};
 
 use super::archive;
+use crate::fsx::set_mode;
 
 /// Bounds on what an archive may expand to.
 #[derive(Clone, Copy, Debug)]
@@ -298,17 +299,6 @@ pub fn extract(
         files,
         content_digest,
     })
-}
-
-#[cfg(unix)]
-fn set_mode(path: &Path, mode: u32) -> io::Result<()> {
-    use std::os::unix::fs::PermissionsExt as _;
-    fs_err::set_permissions(path, std::fs::Permissions::from_mode(mode))
-}
-
-#[cfg(not(unix))]
-fn set_mode(_path: &Path, _mode: u32) -> io::Result<()> {
-    Ok(())
 }
 
 #[cfg(test)]

@@ -42,29 +42,33 @@ fn list(paths: &[String]) -> String {
     quoted.join(", ")
 }
 
-/// Whether a file name looks like a secret (`.env*`, keys, certificates, credentials).
+/// Endings of private keys and certificate stores.
+pub const KEY_EXTENSIONS: [&str; 7] = [".pem", ".key", ".p12", ".pfx", ".jks", ".keystore", ".ppk"];
+/// SSH private keys' usual names.
+pub const SSH_KEYS: [&str; 4] = ["id_rsa", "id_dsa", "id_ecdsa", "id_ed25519"];
+/// Files that hold credentials by convention.
+pub const CREDENTIAL_FILES: [&str; 6] = [
+    ".npmrc",
+    ".pypirc",
+    ".netrc",
+    ".htpasswd",
+    "credentials.json",
+    "service-account.json",
+];
+/// Endings that mark a file as an example, not the real thing (`.env.example`).
+pub const EXAMPLE_SUFFIXES: [&str; 4] = [".example", ".sample", ".template", ".dist"];
+
+/// Whether a file name looks like a secret (`.env*`, keys, certificates, credentials). Broader
+/// than lint's check, by prefix: packing is where a leak would ship.
 pub fn looks_secret(name: &str) -> bool {
     let lower = name.to_ascii_lowercase();
-    let example = [".example", ".sample", ".template", ".dist"]
+    let example = EXAMPLE_SUFFIXES
         .iter()
         .any(|suffix| lower.ends_with(suffix));
     (lower.starts_with(".env") && !example)
-        || [".pem", ".key", ".p12", ".pfx", ".jks", ".keystore", ".ppk"]
-            .iter()
-            .any(|ext| lower.ends_with(ext))
-        || lower.starts_with("id_rsa")
-        || lower.starts_with("id_dsa")
-        || lower.starts_with("id_ecdsa")
-        || lower.starts_with("id_ed25519")
-        || [
-            ".npmrc",
-            ".pypirc",
-            ".netrc",
-            ".htpasswd",
-            "credentials.json",
-            "service-account.json",
-        ]
-        .contains(&lower.as_str())
+        || KEY_EXTENSIONS.iter().any(|ext| lower.ends_with(ext))
+        || SSH_KEYS.iter().any(|key| lower.starts_with(key))
+        || CREDENTIAL_FILES.contains(&lower.as_str())
 }
 
 /// The files of the skill in `dir`, sorted by path.

@@ -294,17 +294,12 @@ pub fn store_token(registry: &str, token: &str) -> anyhow::Result<PathBuf> {
         toml::Value::String(token.to_owned()),
     );
     let text = toml::to_string(&table)?;
-    let mut temp = tempfile::Builder::new()
-        .prefix(".credentials-")
-        .tempfile_in(&folder)?;
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt as _;
-        fs_err::set_permissions(temp.path(), std::fs::Permissions::from_mode(0o600))?;
-    }
-    std::io::Write::write_all(&mut temp, text.as_bytes())?;
-    temp.as_file().sync_all()?;
-    temp.persist(&path)?;
+    crate::fsx::write_atomically(
+        &path,
+        text.as_bytes(),
+        ".credentials-",
+        crate::fsx::Permissions::Mode(0o600),
+    )?;
     Ok(path)
 }
 

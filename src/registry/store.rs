@@ -485,10 +485,8 @@ impl BlobStore for FsBlobs {
         }
         fs_err::File::open(temp)?.sync_all()?;
         fs_err::rename(temp, &path)?;
-        if let Some(folder) = path.parent()
-            && let Ok(handle) = std::fs::File::open(folder)
-        {
-            let _ = handle.sync_all();
+        if let Some(folder) = path.parent() {
+            crate::fsx::sync_folder(folder);
         }
         Ok(())
     }

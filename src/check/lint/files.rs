@@ -14,6 +14,7 @@ use crate::check::rule::{
     REFERENCE_WITHOUT_TOC, SCRIPT_MISSING_SHEBANG, SCRIPT_NOT_EXECUTABLE, SECRET_FILE,
     SECRET_IN_CONTENT, UNREFERENCED_FILE,
 };
+use crate::pack::select::{CREDENTIAL_FILES, EXAMPLE_SUFFIXES, KEY_EXTENSIONS, SSH_KEYS};
 use crate::skill::Skill;
 
 /// The folders the spec defines.
@@ -66,31 +67,17 @@ pub(super) fn check_bundle(skill: &Skill, bundle: &Bundle, out: &mut Vec<Diagnos
 }
 
 fn secret_file_kind(name: &str) -> Option<&'static str> {
-    let example = [".example", ".sample", ".template", ".dist"]
-        .iter()
-        .any(|suffix| name.ends_with(suffix));
+    let example = EXAMPLE_SUFFIXES.iter().any(|suffix| name.ends_with(suffix));
     if (name == ".env" || name.starts_with(".env.")) && !example {
         return Some("an environment file with secrets");
     }
-    if [".pem", ".key", ".p12", ".pfx", ".jks", ".keystore", ".ppk"]
-        .iter()
-        .any(|ext| name.ends_with(ext))
-    {
+    if KEY_EXTENSIONS.iter().any(|ext| name.ends_with(ext)) {
         return Some("a private key or certificate store");
     }
-    if ["id_rsa", "id_dsa", "id_ecdsa", "id_ed25519"].contains(&name) {
+    if SSH_KEYS.contains(&name) {
         return Some("an SSH private key");
     }
-    if [
-        ".npmrc",
-        ".pypirc",
-        ".netrc",
-        ".htpasswd",
-        "credentials.json",
-        "service-account.json",
-    ]
-    .contains(&name)
-    {
+    if CREDENTIAL_FILES.contains(&name) {
         return Some("a credentials file");
     }
     None
