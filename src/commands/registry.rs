@@ -696,7 +696,8 @@ fn write_lock(path: &Path, lock: &Lockfile) -> anyhow::Result<()> {
         path,
         text.as_bytes(),
         ".skills.lock-",
-        fsx::Permissions::Mode(0o600),
+        // A project file, committed and shared: readable by all, like any other.
+        fsx::Permissions::Mode(0o644),
     )?;
     Ok(())
 }

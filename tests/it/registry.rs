@@ -200,6 +200,15 @@ fn publish_search_install_yank_and_reinstall_from_the_lockfile() {
         lock.contains("name = \"notes\"\nversion = \"1.1.0\""),
         "{lock}"
     );
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        let mode = fs_err::metadata(context.root().join("project/skills.lock"))
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o644, "skills.lock is a shared project file");
+    }
 
     // Yank 1.1.0: a fresh install picks 1.0.0; the lockfile still installs 1.1.0 exactly.
     let (code, _, stderr) = cli(&context, &registry, Some(&alice), &["yank", "notes@1.1.0"]);
