@@ -437,23 +437,22 @@ fn is_prose(path: &str) -> bool {
         .any(|ext| lower.ends_with(ext))
 }
 
+/// The finding for placeholder text `found`, placed by the caller.
+fn placeholder(found: &str) -> Diagnostic {
+    Diagnostic::warning(
+        &PLACEHOLDER_TEXT,
+        format!("`{}` looks like text left from a template", found.trim()),
+    )
+    .help("finish or remove it before sharing the skill")
+}
+
 pub(super) fn check_placeholders(cx: &LintContext<'_>, out: &mut Vec<Diagnostic>) {
     let pattern = placeholder_pattern();
     let text = cx.text();
     let mut lines = BTreeSet::new();
     for found in pattern.find_iter(text) {
         if lines.insert(cx.source.position(found.start()).line) {
-            out.push(
-                Diagnostic::warning(
-                    &PLACEHOLDER_TEXT,
-                    format!(
-                        "`{}` looks like text left from a template",
-                        found.as_str().trim()
-                    ),
-                )
-                .at(found.range())
-                .help("finish or remove it before sharing the skill"),
-            );
+            out.push(placeholder(found.as_str()).at(found.range()));
         }
     }
     for file in &cx.bundle.files {
@@ -464,17 +463,7 @@ pub(super) fn check_placeholders(cx: &LintContext<'_>, out: &mut Vec<Diagnostic>
         for found in pattern.find_iter(content) {
             let line = content[..found.start()].matches('\n').count() + 1;
             if seen.insert(line) {
-                out.push(
-                    Diagnostic::warning(
-                        &PLACEHOLDER_TEXT,
-                        format!(
-                            "`{}` looks like text left from a template",
-                            found.as_str().trim()
-                        ),
-                    )
-                    .in_file(file.path.clone(), Some(line))
-                    .help("finish or remove it before sharing the skill"),
-                );
+                out.push(placeholder(found.as_str()).in_file(file.path.clone(), Some(line)));
             }
         }
     }
