@@ -241,6 +241,14 @@ pub enum OwnerCommand {
     },
 }
 
+/// The stored (or `SKILLPKG_TOKEN`) token for `registry`, or an error saying how to get one.
+fn required_token(registry: &str) -> Result<String, UserError> {
+    client::token(registry).ok_or_else(|| UserError {
+        message: format!("no token for {registry}"),
+        hints: vec!["run `skillpkg login`, or set SKILLPKG_TOKEN".into()],
+    })
+}
+
 #[allow(clippy::needless_pass_by_value)] // called as `.map_err(client_error)`
 fn client_error(error: ClientError) -> anyhow::Error {
     let hint = match &error {
@@ -424,10 +432,7 @@ pub fn publish(args: PublishArgs, printer: Printer) -> anyhow::Result<ExitStatus
         err.flush()?;
         return Ok(ExitStatus::Success);
     }
-    let token = client::token(&registry).ok_or_else(|| UserError {
-        message: format!("no token for {registry}"),
-        hints: vec!["run `skillpkg login`, or set SKILLPKG_TOKEN".into()],
-    })?;
+    let token = required_token(&registry)?;
     let bytes = fs_err::read(&archive_path)?;
     let client = Client::new(&registry, Some(token));
     let bar = upload_bar(&format!("{name}@{version}"), bytes.len() as u64);
@@ -591,10 +596,7 @@ pub fn yank(args: YankArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
         hints: vec![],
     })?;
     let registry = args.registry.resolve(Path::new("."))?;
-    let token = client::token(&registry).ok_or_else(|| UserError {
-        message: format!("no token for {registry}"),
-        hints: vec!["run `skillpkg login`".into()],
-    })?;
+    let token = required_token(&registry)?;
     Client::new(&registry, Some(token))
         .yank(name, version, args.undo)
         .map_err(client_error)?;

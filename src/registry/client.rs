@@ -115,14 +115,17 @@ impl Client {
         })?)
     }
 
+    /// An anonymous `GET` of JSON.
+    fn get_json<T: DeserializeOwned>(&self, path: &str) -> Result<T, ClientError> {
+        Self::json(self.call(path, &|agent, url, _| agent.get(url).call())?)
+    }
+
     pub fn search(&self, query: &str, page: usize) -> Result<SearchResult, ClientError> {
-        let path = format!("/api/v1/skills?q={}&page={page}", encode(query));
-        Self::json(self.call(&path, &|agent, url, _| agent.get(url).call())?)
+        self.get_json(&format!("/api/v1/skills?q={}&page={page}", encode(query)))
     }
 
     pub fn info(&self, name: &str) -> Result<SkillInfo, ClientError> {
-        let path = format!("/api/v1/skills/{}", encode(name));
-        Self::json(self.call(&path, &|agent, url, _| agent.get(url).call())?)
+        self.get_json(&format!("/api/v1/skills/{}", encode(name)))
     }
 
     pub fn publish(
@@ -191,8 +194,7 @@ impl Client {
     }
 
     pub fn owners(&self, name: &str) -> Result<Owners, ClientError> {
-        let path = format!("/api/v1/skills/{}/owners", encode(name));
-        Self::json(self.call(&path, &|agent, url, _| agent.get(url).call())?)
+        self.get_json(&format!("/api/v1/skills/{}/owners", encode(name)))
     }
 
     pub fn change_owners(
