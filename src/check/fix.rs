@@ -79,15 +79,16 @@ impl Fix {
 }
 
 /// Applies as many of `fixes` as do not overlap, in order of position, to `original` (the file's
-/// bytes, which `source` was decoded from). Returns the new bytes and how many fixes were used.
-pub fn apply(source: &SourceText, original: &[u8], fixes: &[&Fix]) -> (Vec<u8>, usize) {
-    let mut ordered: Vec<&Fix> = fixes.to_vec();
-    ordered.sort_by_key(|fix| (fix.span().start, fix.span().end));
+/// bytes, which `source` was decoded from). Returns the new bytes and the indexes (into `fixes`)
+/// of the fixes used.
+pub fn apply(source: &SourceText, original: &[u8], fixes: &[&Fix]) -> (Vec<u8>, Vec<usize>) {
+    let mut ordered: Vec<(usize, &Fix)> = fixes.iter().copied().enumerate().collect();
+    ordered.sort_by_key(|(_, fix)| (fix.span().start, fix.span().end));
     let mut edits: Vec<(Range<usize>, String)> = Vec::new();
-    let mut applied = 0;
+    let mut applied = Vec::new();
     let mut taken_until = 0;
     let mut first = true;
-    for fix in ordered {
+    for (index, fix) in ordered {
         let span = fix.span();
         // Two fixes touching the same bytes: keep the first; the next round re-checks the rest.
         if !first && span.start < taken_until {
@@ -95,7 +96,7 @@ pub fn apply(source: &SourceText, original: &[u8], fixes: &[&Fix]) -> (Vec<u8>, 
         }
         first = false;
         taken_until = span.end.max(taken_until);
-        applied += 1;
+        applied.push(index);
         for edit in &fix.edits {
             let start = source.original_edit_offset(edit.range.start);
             let end = source.original_edit_offset(edit.range.end);
@@ -138,7 +139,7 @@ mod tests {
         let quote = fix(3..6, "\"b c\"");
         let insert = fix(7..7, "x: y\n");
         let (out, applied) = apply(&source, &original, &[&insert, &quote]);
-        assert_eq!(applied, 2);
+        assert_eq!(applied, [1, 0]);
         assert_eq!(out, b"\xEF\xBB\xBFa: \"b c\"\r\nx: y\r\nd: e\r\n");
     }
 
@@ -151,6 +152,6 @@ mod tests {
             &original,
             &[&fix(1..4, "X"), &fix(2..5, "Y"), &fix(5..6, "Z")],
         );
-        assert_eq!((out.as_slice(), applied), (b"aXeZ".as_slice(), 2));
+        assert_eq!((out.as_slice(), applied), (b"aXeZ".as_slice(), vec![0, 2]));
     }
 }

@@ -1,7 +1,7 @@
 //! `skillpkg lint`: will these skills work well? `validate`'s rules plus the lint catalogue,
 //! with configuration, suppressions and fixes.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -596,74 +596,172 @@ fn lint_one(
     let dir = path.parent().unwrap_or(Path::new("."));
     let dir_name = folder_name(dir);
     let bundle = Bundle::load(dir, files.to_vec());
-    let mut current = original.clone();
+    let fixing = fix_until_stable(&original, mode, |bytes| {
+        let skill = Skill::from_bytes(path.to_path_buf(), dir_name.clone(), bytes.to_vec());
+        analyse(skill, &bundle, targets, settings, cwd)
+    });
+    let Fixing {
+        bytes: current,
+        fixed,
+        mut checked,
+        suppressions,
+    } = fixing;
+    let diff = match mode {
+        FixMode::Diff { .. } if current != original => {
+            Some(unified_diff(path, &original, &current))
+        }
+        _ => None,
+    };
+    if let FixMode::Write { .. } = mode
+        && current != original
+    {
+        fsx::write_atomically(path, &current, ".skillpkg-fix-", fsx::Permissions::Keep)?;
+    }
+    // Keep what reports point at, and for Claude Code's listing the first body line (its
+    // fallback description); drop the rest of the body.
+    let mut keep = checked
+        .diagnostics
+        .iter()
+        .flat_map(|d| d.span.iter().chain(d.related.iter().map(|r| &r.span)))
+        .map(|span| span.end)
+        .max()
+        .unwrap_or(0);
+    if keep_body {
+        keep = keep.max(fallback_line_end(&checked.skill));
+    }
+    checked.skill.release_body(keep);
+    Ok(Outcome {
+        checked,
+        suppressions,
+        fixed,
+        diff,
+    })
+}
+
+/// The result of [`fix_until_stable`].
+struct Fixing {
+    /// The text after every fix that was kept.
+    bytes: Vec<u8>,
+    /// How many fixes were kept.
+    fixed: usize,
+    /// The analysis of `bytes`.
+    checked: Checked,
+    suppressions: Suppressions,
+}
+
+/// Analyses `original` with `analyse` and, unless `mode` is off, applies the fixes it offers,
+/// round after round (at most [`MAX_FIX_ROUNDS`]), until none is left.
+///
+/// A round whose fix leaves its own finding in place (the finding occurs as often afterwards)
+/// is undone, and that finding's fix is not offered again: a broken fix must not rewrite the
+/// file round after round.
+fn fix_until_stable(
+    original: &[u8],
+    mode: FixMode,
+    mut analyse: impl FnMut(&[u8]) -> (Checked, Suppressions),
+) -> Fixing {
+    let mut current = original.to_vec();
     let mut fixed = 0;
     let mut rounds = 0;
+    let mut refused: HashSet<FindingKey> = HashSet::new();
+    let mut last: Option<Round> = None;
     loop {
-        let skill = Skill::from_bytes(path.to_path_buf(), dir_name.clone(), current.clone());
-        let (mut checked, suppressions) = analyse(skill, &bundle, targets, settings, cwd);
+        let (checked, suppressions) = analyse(&current);
+        if let Some(Round {
+            before,
+            applied,
+            findings: keys,
+        }) = last.take()
+        {
+            let stubborn: Vec<FindingKey> = keys
+                .into_iter()
+                .filter(|(key, count)| occurrences(&checked, key) >= *count)
+                .map(|(key, _)| key)
+                .collect();
+            if !stubborn.is_empty() {
+                refused.extend(stubborn);
+                current = before;
+                fixed -= applied;
+                continue;
+            }
+        }
         let unsafe_fixes = match mode {
             FixMode::Off => None,
             FixMode::Write { unsafe_fixes } | FixMode::Diff { unsafe_fixes } => Some(unsafe_fixes),
         };
-        let applicable: Vec<&fix::Fix> = match unsafe_fixes {
+        let fixable: Vec<&Diagnostic> = match unsafe_fixes {
             Some(allow_unsafe) if rounds < MAX_FIX_ROUNDS => checked
                 .diagnostics
                 .iter()
-                .filter_map(|d| d.fix.as_ref())
-                .filter(|fix| allow_unsafe || fix.applicability == Applicability::Safe)
+                .filter(|d| {
+                    d.fix
+                        .as_ref()
+                        .is_some_and(|fix| allow_unsafe || fix.applicability == Applicability::Safe)
+                        && !refused.contains(&finding_key(d))
+                })
                 .collect(),
             _ => Vec::new(),
         };
+        let applicable: Vec<&fix::Fix> = fixable.iter().filter_map(|d| d.fix.as_ref()).collect();
         let next = match (applicable.is_empty(), checked.skill.source()) {
             (false, Ok(source)) => Some(fix::apply(source, &current, &applicable)),
             _ => None,
         };
         match next {
-            Some((bytes, applied)) if bytes != current && applied > 0 => {
-                fixed += applied;
-                current = bytes;
+            Some((bytes, applied)) if bytes != current && !applied.is_empty() => {
+                let mut keys: Vec<(FindingKey, usize)> = Vec::new();
+                for &index in &applied {
+                    let key = finding_key(fixable[index]);
+                    if !keys.iter().any(|(seen, _)| *seen == key) {
+                        let count = occurrences(&checked, &key);
+                        keys.push((key, count));
+                    }
+                }
+                fixed += applied.len();
+                last = Some(Round {
+                    before: std::mem::replace(&mut current, bytes),
+                    applied: applied.len(),
+                    findings: keys,
+                });
                 rounds += 1;
             }
             _ => {
-                let diff = match mode {
-                    FixMode::Diff { .. } if current != original => {
-                        Some(unified_diff(path, &original, &current))
-                    }
-                    _ => None,
-                };
-                if let FixMode::Write { .. } = mode
-                    && current != original
-                {
-                    fsx::write_atomically(
-                        path,
-                        &current,
-                        ".skillpkg-fix-",
-                        fsx::Permissions::Keep,
-                    )?;
-                }
-                // Keep what reports point at, and for Claude Code's listing the first body line
-                // (its fallback description); drop the rest of the body.
-                let mut keep = checked
-                    .diagnostics
-                    .iter()
-                    .flat_map(|d| d.span.iter().chain(d.related.iter().map(|r| &r.span)))
-                    .map(|span| span.end)
-                    .max()
-                    .unwrap_or(0);
-                if keep_body {
-                    keep = keep.max(fallback_line_end(&checked.skill));
-                }
-                checked.skill.release_body(keep);
-                return Ok(Outcome {
+                return Fixing {
+                    bytes: current,
+                    fixed,
                     checked,
                     suppressions,
-                    fixed,
-                    diff,
-                });
+                };
             }
         }
     }
+}
+
+/// What identifies a finding across rounds of fixes: its rule's code and its message (its span
+/// moves).
+type FindingKey = (&'static str, String);
+
+/// One round of fixes, as [`fix_until_stable`] checks it afterwards.
+struct Round {
+    /// The text before the round.
+    before: Vec<u8>,
+    /// How many fixes it applied.
+    applied: usize,
+    /// The findings those fixes were for, with how often each occurred before.
+    findings: Vec<(FindingKey, usize)>,
+}
+
+fn finding_key(diagnostic: &Diagnostic) -> FindingKey {
+    (diagnostic.rule.code, diagnostic.message.clone())
+}
+
+/// How many of `checked`'s findings have `key`.
+fn occurrences(checked: &Checked, key: &FindingKey) -> usize {
+    checked
+        .diagnostics
+        .iter()
+        .filter(|d| d.rule.code == key.0 && d.message == key.1)
+        .count()
 }
 
 /// The end of the first non-empty body line, which Claude Code falls back to as description.
@@ -734,4 +832,67 @@ fn unified_diff(path: &Path, before: &[u8], after: &[u8]) -> String {
         .context_radius(3)
         .header(&shown, &shown)
         .to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::check::fix::Fix;
+
+    /// Runs the fix loop over `original` with skillpkg's own rules plus one extra finding per
+    /// round, made by `extra`, and counts the analyses.
+    fn fix_with(original: &[u8], extra: impl Fn(&[u8]) -> Option<Diagnostic>) -> (Fixing, usize) {
+        let mut analyses = 0;
+        let fixing = fix_until_stable(
+            original,
+            FixMode::Write {
+                unsafe_fixes: false,
+            },
+            |bytes| {
+                analyses += 1;
+                let skill = Skill::from_bytes("s/SKILL.md".into(), "s".into(), bytes.to_vec());
+                let mut checked = check_skill(skill, &[Target::AgentSkills]);
+                checked.diagnostics.extend(extra(bytes));
+                (checked, Suppressions::default())
+            },
+        );
+        (fixing, analyses)
+    }
+
+    #[test]
+    fn a_fix_that_leaves_its_finding_is_undone_and_not_tried_again() {
+        let original = b"---\nname: s\ndescription: A skill. Use when testing.\n---\nbody\n";
+        // A finding that any number of inserted quotes never resolves.
+        let stubborn = |_: &[u8]| {
+            Some(
+                Diagnostic::warning(&AMBIGUOUS_SCALAR, "stubborn")
+                    .at(4..8)
+                    .fix(Fix::replace(Applicability::Safe, "quote", 8..8, "\"\"")),
+            )
+        };
+        let (fixing, analyses) = fix_with(original, stubborn);
+        assert_eq!(fixing.bytes, original, "the file is left as it was");
+        assert_eq!(fixing.fixed, 0);
+        assert!(analyses <= 3, "{analyses} rounds");
+    }
+
+    #[test]
+    fn a_fix_that_resolves_its_finding_is_kept() {
+        let original = b"---\nname: s\ndescription: A skill. Use when testing.\n---\nbody\n";
+        let once = |bytes: &[u8]| {
+            (!bytes.ends_with(b"!\n")).then(|| {
+                Diagnostic::warning(&AMBIGUOUS_SCALAR, "no bang")
+                    .at(0..3)
+                    .fix(Fix::replace(
+                        Applicability::Safe,
+                        "bang",
+                        bytes.len() - 1..bytes.len() - 1,
+                        "!",
+                    ))
+            })
+        };
+        let (fixing, _) = fix_with(original, once);
+        assert!(fixing.bytes.ends_with(b"body!\n"));
+        assert_eq!(fixing.fixed, 1);
+    }
 }

@@ -150,8 +150,10 @@ fn ambiguous_scalars(
     let resolved = yaml.node(node);
     match &resolved.kind {
         NodeKind::Scalar(scalar) => {
+            // An empty value is YAML's null to every parser that reads YAML: nothing to quote.
             if scalar.style != Style::Plain
                 || scalar.tagged
+                || scalar.value.is_empty()
                 || !yaml::is_ambiguous_plain(&scalar.value)
             {
                 return;
@@ -170,7 +172,9 @@ fn ambiguous_scalars(
                 "quote it: `{}`",
                 yaml::double_quoted(&scalar.value)
             ));
-            if cx.text().get(span.clone()) == Some(scalar.value.as_str()) {
+            // Quoting a null (`~`, `null`) would turn "no value" into text: report, never fix.
+            let null = matches!(scalar.value.as_str(), "~" | "null" | "Null" | "NULL");
+            if !null && cx.text().get(span.clone()) == Some(scalar.value.as_str()) {
                 diagnostic = diagnostic.fix(Fix::replace(
                     Applicability::Safe,
                     "quote the value",
