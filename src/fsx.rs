@@ -1,7 +1,14 @@
-//! Small file-system helpers shared by the commands: Unix modes, durable renames, and writing a
-//! file so that readers see the old one or the new one, never half of it.
+//! Small file-system helpers shared by the commands: Unix modes, durable renames, writing a
+//! file so that readers see the old one or the new one, never half of it, and reading a file
+//! that may be hostile.
+//!
+//! A skill is a folder someone else wrote, often a git checkout: git commits symbolic links,
+//! so `SKILL.md` can point at `/dev/zero` or a FIFO. Every read of a file skillpkg did not write
+//! goes through [`open_regular`] or [`read_capped`], which refuse anything but a regular file
+//! (without blocking on a FIFO) and never read past a cap.
 
-use std::io::{self, Write as _};
+use std::fs::File;
+use std::io::{self, Read as _, Write as _};
 use std::path::Path;
 
 /// Sets a Unix mode; elsewhere does nothing.
@@ -33,6 +40,112 @@ pub fn parent_or_dot(path: &Path) -> &Path {
     path.parent()
         .filter(|folder| !folder.as_os_str().is_empty())
         .unwrap_or(Path::new("."))
+}
+
+/// Opens `path` for reading if it is a regular file (after following links), without blocking
+/// on a FIFO or a device; anything else is an [`io::ErrorKind::InvalidInput`] error that names
+/// the path and what it is.
+pub fn open_regular(path: &Path) -> io::Result<File> {
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    // Opening a FIFO for reading waits for a writer; O_NONBLOCK returns at once. It changes
+    // nothing for regular files, which are all that is read from the handle.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt as _;
+        options.custom_flags(rustix::fs::OFlags::NONBLOCK.bits().cast_signed());
+    }
+    let file = options.open(path).map_err(|error| {
+        io::Error::new(
+            error.kind(),
+            format!("failed to open file `{}`: {error}", path.display()),
+        )
+    })?;
+    let kind = file.metadata()?.file_type();
+    if !kind.is_file() {
+        return Err(not_regular(path, &kind));
+    }
+    Ok(file)
+}
+
+/// The error for a path that is not a regular file.
+pub fn not_regular(path: &Path, kind: &std::fs::FileType) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::InvalidInput,
+        format!(
+            "{} is {}, not a regular file; skillpkg reads only regular files",
+            path.display(),
+            describe(kind)
+        ),
+    )
+}
+
+/// What kind of file system entry `kind` is, for messages.
+pub fn describe(kind: &std::fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt as _;
+        if kind.is_fifo() {
+            return "a FIFO (named pipe)";
+        }
+        if kind.is_char_device() || kind.is_block_device() {
+            return "a device";
+        }
+        if kind.is_socket() {
+            return "a socket";
+        }
+    }
+    if kind.is_dir() {
+        "a folder"
+    } else if kind.is_symlink() {
+        "a symbolic link"
+    } else if kind.is_file() {
+        "a regular file"
+    } else {
+        "a special file"
+    }
+}
+
+/// Reads the regular file at `path` whole, refusing it when it is longer than `max` bytes (an
+/// [`io::ErrorKind::FileTooLarge`] error naming the path and the cap). Never reads more than
+/// `max + 1` bytes, whatever the file says its size is.
+pub fn read_capped(path: &Path, max: u64) -> io::Result<Vec<u8>> {
+    let file = open_regular(path)?;
+    let mut bytes = Vec::new();
+    file.take(max.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(|error| {
+            io::Error::new(
+                error.kind(),
+                format!("cannot read {}: {error}", path.display()),
+            )
+        })?;
+    if bytes.len() as u64 > max {
+        return Err(too_large(path, max));
+    }
+    Ok(bytes)
+}
+
+/// [`read_capped`], as UTF-8 text ([`io::ErrorKind::InvalidData`] naming the path otherwise).
+pub fn read_text_capped(path: &Path, max: u64) -> io::Result<String> {
+    String::from_utf8(read_capped(path, max)?).map_err(|_| {
+        io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("{} is not UTF-8 text", path.display()),
+        )
+    })
+}
+
+/// The error for a file over a read cap.
+pub fn too_large(path: &Path, max: u64) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::FileTooLarge,
+        format!(
+            "{} is larger than {} bytes, the most skillpkg reads of such a file",
+            path.display(),
+            max
+        ),
+    )
 }
 
 /// What an atomically written file's permissions become.

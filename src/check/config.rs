@@ -32,6 +32,9 @@ use crate::skill::text::SourceText;
 /// The configuration file's name.
 pub const FILE_NAME: &str = "skillpkg.toml";
 
+/// The largest `skillpkg.toml` read; a real one is a few hundred bytes.
+const MAX_CONFIG_BYTES: u64 = 1024 * 1024;
+
 /// A loaded `skillpkg.toml`.
 #[derive(Clone, Debug)]
 pub struct Config {
@@ -323,11 +326,12 @@ impl ConfigFinder {
                 let candidate = folder.join(FILE_NAME);
                 // Shown to the user: relative to where they are, like every other path.
                 let shown = candidate.strip_prefix(&self.cwd).unwrap_or(&candidate);
-                let text =
-                    fs_err::read_to_string(&candidate).map_err(|error| ConfigError::Read {
+                let text = crate::fsx::read_text_capped(&candidate, MAX_CONFIG_BYTES).map_err(
+                    |error| ConfigError::Read {
                         path: shown.to_path_buf(),
                         message: error.to_string(),
-                    })?;
+                    },
+                )?;
                 let mut config = Config::parse(shown, &text)?;
                 config.dir = folder.to_path_buf();
                 break Some(Arc::new(config));

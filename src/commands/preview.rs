@@ -323,7 +323,7 @@ fn print_text(out: &mut dyn Write, text: &str) -> std::io::Result<()> {
 }
 
 fn read_json(path: &Path) -> anyhow::Result<serde_json::Value> {
-    let text = fs_err::read_to_string(path)?;
+    let text = crate::fsx::read_text_capped(path, 64 * 1024 * 1024)?;
     serde_json::from_str(&text).map_err(|error| {
         UserError {
             message: format!("{}: not valid JSON: {error}", path.display()),

@@ -225,15 +225,21 @@ impl Skill {
     }
 }
 
-/// Reads a whole file with as few system calls as possible (open, read to the end, close: no
-/// `stat` for a size hint, no `lseek`), through a buffer reused by each thread.
+/// The largest skill file skillpkg reads: 1 MiB is over 250,000 tokens, more than any model's
+/// context window, so no agent could use a larger one; the cap keeps a hostile file (a link to
+/// `/dev/zero`, a generated monster) from taking the machine's memory.
+pub const MAX_SKILL_FILE_BYTES: u64 = 1024 * 1024;
+
+/// Reads a whole skill file: a regular file (never a FIFO or a device, even behind a link) of at
+/// most [`MAX_SKILL_FILE_BYTES`], through a buffer reused by each thread.
 pub fn read_file(path: &Path) -> std::io::Result<Vec<u8>> {
     use std::io::Read;
     thread_local! {
         static SCRATCH: std::cell::RefCell<Vec<u8>> = std::cell::RefCell::new(vec![0; 64 * 1024]);
     }
-    let mut file = fs_err::File::open(path)?;
-    SCRATCH.with_borrow_mut(|buffer| {
+    let file = crate::fsx::open_regular(path)?;
+    let mut file = file.take(MAX_SKILL_FILE_BYTES + 1);
+    let bytes = SCRATCH.with_borrow_mut(|buffer| {
         let mut len = 0;
         loop {
             if len == buffer.len() {
@@ -246,8 +252,16 @@ pub fn read_file(path: &Path) -> std::io::Result<Vec<u8>> {
                 Err(error) => return Err(error),
             }
         }
-        Ok(buffer[..len].to_vec())
-    })
+        // A buffer grown by one huge file is not kept for the rest of the run.
+        let bytes = buffer[..len].to_vec();
+        buffer.truncate(64 * 1024);
+        buffer.shrink_to(64 * 1024);
+        Ok(bytes)
+    })?;
+    if bytes.len() as u64 > MAX_SKILL_FILE_BYTES {
+        return Err(crate::fsx::too_large(path, MAX_SKILL_FILE_BYTES));
+    }
+    Ok(bytes)
 }
 
 /// The folder holding `path`; `.` for a bare file name.

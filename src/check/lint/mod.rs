@@ -116,7 +116,8 @@ impl Bundle {
 /// when asked, whether it is executable.
 fn read_text(path: &Path, mode: bool) -> (Option<String>, bool) {
     use std::io::Read as _;
-    let Ok(file) = fs_err::File::open(path) else {
+    // Only regular files: a FIFO would block the read, a link to a device never end it.
+    let Ok(file) = crate::fsx::open_regular(path) else {
         return (None, false);
     };
     let executable = mode
