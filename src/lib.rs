@@ -8,6 +8,7 @@
 pub mod check;
 pub mod commands;
 pub mod fsx;
+pub mod interrupt;
 pub mod output;
 pub mod pack;
 pub mod parallel;

@@ -10,6 +10,9 @@ use skillpkg::output;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    if !cli.command.is_server() {
+        skillpkg::interrupt::install();
+    }
     match commands::run(cli) {
         Ok(status) => ExitCode::from(status.code()),
         Err(error) if is_broken_pipe(&error) => ExitCode::SUCCESS,

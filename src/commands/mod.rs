@@ -60,6 +60,13 @@ pub enum Command {
     Validate(validate::ValidateArgs),
 }
 
+impl Command {
+    /// Whether the command runs a server, which handles its own signals.
+    pub fn is_server(&self) -> bool {
+        matches!(self, Self::Registry(_))
+    }
+}
+
 /// How a command ended; the process exit code.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ExitStatus {

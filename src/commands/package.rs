@@ -99,6 +99,7 @@ pub fn run(args: PackageArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
 
     // 1. Validate: a skill that does not load is never packed.
     let checked = check_skill(skill, &targets);
+    let name = skill_name(&checked);
     if !checked.is_valid() {
         let report = Report {
             checked: std::slice::from_ref(&checked),
@@ -116,25 +117,24 @@ pub fn run(args: PackageArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
         return Ok(ExitStatus::Failure);
     }
 
-    // 2. Select the files.
-    let files = match select::select(&dir) {
+    // 2. Select the files, never the archive's own folder.
+    let output = args.output.clone().unwrap_or_else(|| {
+        let file = match version(&checked) {
+            Some(version) => format!("{name}-{version}.skill"),
+            None => format!("{name}.skill"),
+        };
+        PathBuf::from("dist").join(file)
+    });
+    let files = match select::select_except(&dir, Some(fsx::parent_or_dot(&output))) {
         Ok(files) => files,
         Err(error) => {
-            let hint = match &error {
-                select::SelectError::Secrets(_) => {
-                    "remove them, or add `!<file>` lines to .skillignore if they must ship"
-                }
-                select::SelectError::Link { .. } => "replace the link with the file itself",
-                select::SelectError::Read { .. } => "check the permissions",
-            };
             let mut err = printer.stderr();
-            print_error(&mut err, &error.to_string(), &[hint])?;
+            print_error(&mut err, &error.to_string(), &[error.hint()])?;
             err.flush()?;
             return Ok(ExitStatus::Failure);
         }
     };
     let total: u64 = files.iter().map(|file| file.size).sum();
-    let name = skill_name(&checked);
     if let Some(refusal) = claude_ai_checks(&targets, &files, total, args.max_size) {
         let mut err = printer.stderr();
         print_error(
@@ -151,18 +151,22 @@ pub fn run(args: PackageArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
     }
 
     // 3. Write it: a temporary file beside the output, renamed into place.
-    let output = args.output.clone().unwrap_or_else(|| {
-        let file = match version(&checked) {
-            Some(version) => format!("{name}-{version}.skill"),
-            None => format!("{name}.skill"),
-        };
-        PathBuf::from("dist").join(file)
-    });
     let prefix = match args.layout {
         Layout::Folder => format!("{name}/"),
         Layout::Flat => String::new(),
     };
-    let summary = write_archive(&output, &prefix, &files, total)?;
+    let summary = match write_archive(&output, &prefix, &files, total) {
+        Ok(summary) => summary,
+        Err(error) => match error.downcast::<Unpackable>() {
+            Ok(refused) => {
+                let mut err = printer.stderr();
+                print_error(&mut err, &refused.to_string(), &[Unpackable::HINT])?;
+                err.flush()?;
+                return Ok(ExitStatus::Failure);
+            }
+            Err(error) => return Err(error),
+        },
+    };
 
     let mut out = printer.stdout();
     writeln!(out, "{}", output.display())?;
@@ -183,7 +187,17 @@ pub fn run(args: PackageArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
     Ok(ExitStatus::Success)
 }
 
-/// Writes the archive to a temporary file beside `output` and renames it into place.
+/// An archive that was written but would be refused when unpacked; nothing was kept.
+#[derive(Debug, thiserror::Error)]
+#[error("the archive would be refused when unpacked: {0}")]
+pub(crate) struct Unpackable(extract::ExtractError);
+
+impl Unpackable {
+    pub(crate) const HINT: &str = "move large, highly compressible files (data, logs) out of the skill, or add them to .skillignore";
+}
+
+/// Writes the archive to a temporary file beside `output` and renames it into place, unless
+/// unpacking it would be refused ([`Unpackable`]).
 pub(crate) fn write_archive(
     output: &Path,
     prefix: &str,
@@ -210,6 +224,10 @@ pub(crate) fn write_archive(
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }
+    // Never write an archive that unpack, install or a registry would refuse as a bomb.
+    Limits::default()
+        .admit(summary.bytes, total, files.len())
+        .map_err(Unpackable)?;
     temp.as_file().sync_all()?;
     fsx::set_mode(temp.path(), 0o644)?;
     temp.persist(output)
@@ -398,13 +416,11 @@ pub fn unpack(args: UnpackArgs, printer: Printer) -> anyhow::Result<ExitStatus> 
         || "skill".to_owned(),
         |stem| stem.to_string_lossy().into_owned(),
     );
-    match extract::extract(
-        &args.file,
-        &parent,
-        &fallback,
-        args.force,
-        Limits::default(),
-    ) {
+    let options = extract::Options {
+        force: args.force,
+        ..extract::Options::new(&fallback)
+    };
+    match extract::extract(&args.file, &parent, &options) {
         Ok(extracted) => {
             let mut out = printer.stdout();
             writeln!(out, "{}", extracted.dir.display())?;
@@ -421,6 +437,7 @@ pub fn unpack(args: UnpackArgs, printer: Printer) -> anyhow::Result<ExitStatus> 
             err.flush()?;
             Ok(ExitStatus::Success)
         }
+        Err(extract::ExtractError::Interrupted) => Ok(ExitStatus::Error),
         Err(extract::ExtractError::Io(error)) => {
             Err(anyhow::Error::new(error).context(format!("cannot unpack {}", args.file.display())))
         }

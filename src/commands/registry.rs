@@ -5,12 +5,11 @@ use std::io::{IsTerminal as _, Write};
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 
-use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use super::package::{self, Layout, PackageArgs};
 use super::{ExitStatus, UserError};
-use crate::check::config::ConfigFinder;
+use crate::check::config::{ConfigFinder, lexical_absolute};
 use crate::check::target::Target;
 use crate::fsx;
 use crate::output::{Printer, plural, print_error};
@@ -18,10 +17,8 @@ use crate::pack::extract::{self, Limits};
 use crate::pack::{archive, select};
 use crate::registry::api::SkillInfo;
 use crate::registry::client::{self, Client, ClientError};
+use crate::registry::lockfile::{self, FILE_NAME as LOCKFILE, Locked, Lockfile, MARKER, Marker};
 use crate::registry::server::{self, Settings};
-
-/// The lockfile's name.
-pub const LOCKFILE: &str = "skills.lock";
 
 /// Run or administer a registry.
 #[derive(Debug, clap::Args)]
@@ -408,7 +405,7 @@ pub fn publish(args: PublishArgs, printer: Printer) -> anyhow::Result<ExitStatus
     }
     let files = select::select(&dir).map_err(|error| UserError {
         message: error.to_string(),
-        hints: vec![],
+        hints: vec![error.hint().into()],
     })?;
     let total: u64 = files.iter().map(|f| f.size).sum();
     let temp = tempfile::Builder::new()
@@ -647,63 +644,6 @@ pub fn owner(args: OwnerArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
     Ok(ExitStatus::Success)
 }
 
-/// `skills.lock`.
-#[derive(Debug, Default, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Lockfile {
-    pub version: u32,
-    #[serde(default, rename = "skill")]
-    pub skills: Vec<Locked>,
-}
-
-/// One installed skill.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Locked {
-    pub name: String,
-    pub version: String,
-    pub registry: String,
-    pub sha256: String,
-    pub digest: String,
-    /// The folder it was installed into.
-    pub dir: String,
-}
-
-fn read_lock(path: &Path) -> anyhow::Result<Lockfile> {
-    match fs_err::read_to_string(path) {
-        Ok(text) => toml::from_str(&text).map_err(|error| {
-            UserError {
-                message: format!("{}: {}", path.display(), error.message()),
-                hints: vec!["fix or delete it".into()],
-            }
-            .into()
-        }),
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(Lockfile {
-            version: 1,
-            skills: Vec::new(),
-        }),
-        Err(error) => Err(error.into()),
-    }
-}
-
-fn write_lock(path: &Path, lock: &Lockfile) -> anyhow::Result<()> {
-    let mut sorted = lock.clone();
-    sorted.version = 1;
-    sorted
-        .skills
-        .sort_by(|a, b| (&a.dir, &a.name).cmp(&(&b.dir, &b.name)));
-    let text = format!(
-        "# Written by skillpkg install; do not edit.\n{}",
-        toml::to_string(&sorted)?
-    );
-    fsx::write_atomically(
-        path,
-        text.as_bytes(),
-        ".skills.lock-",
-        // A project file, committed and shared: readable by all, like any other.
-        fsx::Permissions::Mode(0o644),
-    )?;
-    Ok(())
-}
-
 /// Picks the version `requirement` asks for: a full version is exact (yanked allowed);
 /// anything else is a semver requirement over versions that are not yanked.
 fn choose<'a>(
@@ -736,51 +676,103 @@ fn choose<'a>(
 
 #[allow(clippy::needless_pass_by_value)]
 pub fn install(args: InstallArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
-    let lock_path = PathBuf::from(LOCKFILE);
-    let mut lock = read_lock(&lock_path)?;
-    let folder = install_dir(&args)?;
-    let folder_text = folder.to_string_lossy().replace('\\', "/");
+    let scope = Scope::new(args.global)?;
+    let mut lock = Lockfile::read(&scope.lock).map_err(|error| UserError {
+        message: error.to_string(),
+        hints: vec![format!(
+            "skills.lock is written by skillpkg install; restore it from version control, or delete it and install again"
+        )],
+    })?;
     let mut err = printer.stderr();
-    let mut changed = false;
     if args.names.is_empty() {
-        install_from_lock(&lock, &mut err)?;
+        install_from_lock(&scope, &lock, &mut err)?;
         return Ok(ExitStatus::Success);
     }
+    let dir = install_dir(&args, &scope)?;
     let registry = args.registry.resolve(Path::new("."))?;
     let client = Client::new(&registry, None);
     let to = Destination {
         client: &client,
         registry: &registry,
-        folder: &folder,
-        folder_text: &folder_text,
+        scope: &scope,
+        dir: &dir,
         locked: args.locked,
     };
     // Whatever was installed before a failure is still recorded, so no folder is left orphaned.
+    let mut changed = false;
     for spec in &args.names {
         match install_one(&to, spec, &mut lock, &mut err) {
             Ok(one) => changed |= one,
             Err(error) => {
                 if changed {
-                    write_lock(&lock_path, &lock)?;
+                    lock.write(&scope.lock)?;
                 }
                 return Err(error);
             }
         }
     }
     if changed {
-        write_lock(&lock_path, &lock)?;
+        lock.write(&scope.lock)?;
     }
     err.flush()?;
     Ok(ExitStatus::Success)
+}
+
+/// Where a lockfile is and the root its folders are relative to: the project's `skills.lock`
+/// in the current folder, or, for `--global`, the user's in skillpkg's config folder, whose
+/// folders are relative to the home folder.
+struct Scope {
+    lock: PathBuf,
+    root: PathBuf,
+    global: bool,
+}
+
+impl Scope {
+    fn new(global: bool) -> anyhow::Result<Self> {
+        if !global {
+            return Ok(Self {
+                lock: PathBuf::from(LOCKFILE),
+                root: std::env::current_dir()?,
+                global,
+            });
+        }
+        let home = std::env::var_os("HOME")
+            .or_else(|| std::env::var_os("USERPROFILE"))
+            .map(PathBuf::from)
+            .filter(|home| home.is_absolute())
+            .ok_or_else(|| anyhow::anyhow!("cannot find the home folder: set HOME"))?;
+        let config = client::config_dir().ok_or_else(|| {
+            anyhow::anyhow!("cannot find a config folder: set HOME or SKILLPKG_CONFIG_DIR")
+        })?;
+        if !config.exists() {
+            // skillpkg's config folder also holds credentials: the user's eyes only.
+            fs_err::create_dir_all(&config)?;
+            fsx::set_mode(&config, 0o700)?;
+        }
+        Ok(Self {
+            lock: config.join(LOCKFILE),
+            root: home,
+            global,
+        })
+    }
+
+    /// A folder relative to the root, as the user should see it.
+    fn show(&self, relative: &Path) -> String {
+        if self.global {
+            self.root.join(relative).display().to_string()
+        } else {
+            relative.display().to_string()
+        }
+    }
 }
 
 /// Where `install` puts skills, and from where.
 struct Destination<'a> {
     client: &'a Client,
     registry: &'a str,
-    folder: &'a Path,
-    /// `folder` with `/` separators, as skills.lock records it.
-    folder_text: &'a str,
+    scope: &'a Scope,
+    /// The skills folder, relative to the scope's root, `/`-separated and normalised.
+    dir: &'a str,
     /// `--locked`: refuse to change skills.lock.
     locked: bool,
 }
@@ -796,7 +788,25 @@ fn install_one(
         Some((name, requirement)) => (name, Some(requirement)),
         None => (spec, None),
     };
+    // The folder is named by what the user asked for, never by what the registry answers.
+    if !crate::pack::valid_skill_name(name) {
+        return Err(UserError {
+            message: format!("`{name}` is not a skill name"),
+            hints: vec!["skill names are lowercase letters, digits and single hyphens".into()],
+        }
+        .into());
+    }
     let skill = to.client.info(name).map_err(client_error)?;
+    if skill.name != name {
+        return Err(UserError {
+            message: format!(
+                "asked for `{name}`, the registry answered with `{}`; nothing was installed",
+                skill.name.escape_debug()
+            ),
+            hints: vec!["report it to the registry's operator".into()],
+        }
+        .into());
+    }
     let chosen = choose(&skill, requirement).ok_or_else(|| UserError {
         message: format!(
             "no version of `{name}` matches `{}`",
@@ -805,17 +815,21 @@ fn install_one(
         hints: vec![format!("`skillpkg info {name}` lists its versions")],
     })?;
     let entry = Locked {
-        name: skill.name.clone(),
+        name: name.to_owned(),
         version: chosen.version.clone(),
         registry: to.registry.to_owned(),
         sha256: chosen.checksum.clone(),
         digest: chosen.digest.clone(),
-        dir: to.folder_text.to_owned(),
+        dir: to.dir.to_owned(),
     };
+    entry.check().map_err(|reason| UserError {
+        message: format!("the registry's answer for `{name}` is not usable: {reason}"),
+        hints: vec!["nothing was installed; report it to the registry's operator".into()],
+    })?;
     let existing = lock
         .skills
         .iter()
-        .position(|locked| locked.name == entry.name && locked.dir == entry.dir);
+        .position(|locked| locked.name == entry.name && locked.folder() == entry.folder());
     let changed = existing.is_none_or(|index| lock.skills[index] != entry);
     if changed && to.locked {
         return Err(UserError {
@@ -827,96 +841,188 @@ fn install_one(
         }
         .into());
     }
-    place(to.client, &entry, to.folder, lock)?;
+    let previous = existing.map(|index| lock.skills[index].clone());
+    let placed = place(to.client, &entry, &to.scope.root, previous.as_ref())?;
     match existing {
         Some(index) => lock.skills[index] = entry.clone(),
         None => lock.skills.push(entry.clone()),
     }
-    writeln!(
-        err,
-        "Installed {}@{} into {}/{}",
-        entry.name, entry.version, to.folder_text, entry.name
-    )?;
+    let shown = to.scope.show(&entry.folder());
+    match placed {
+        Placed::Installed => writeln!(
+            err,
+            "Installed {}@{} into {shown}",
+            entry.name, entry.version
+        )?,
+        Placed::UpToDate => writeln!(
+            err,
+            "{}@{} is already installed in {shown}",
+            entry.name, entry.version
+        )?,
+    }
     Ok(changed)
 }
 
 /// `skillpkg install` with no names: exactly what skills.lock says, every digest verified.
-fn install_from_lock(lock: &Lockfile, err: &mut impl Write) -> anyhow::Result<()> {
+fn install_from_lock(scope: &Scope, lock: &Lockfile, err: &mut impl Write) -> anyhow::Result<()> {
     if lock.skills.is_empty() {
         return Err(UserError {
-            message: "nothing to install: skills.lock lists no skills".into(),
+            message: format!(
+                "nothing to install: {} lists no skills",
+                scope.lock.display()
+            ),
             hints: vec!["name the skills: `skillpkg install NAME`".into()],
         }
         .into());
     }
-    for entry in lock.skills.clone() {
+    for entry in &lock.skills {
         let client = Client::new(&entry.registry, None);
-        place(&client, &entry, Path::new(&entry.dir), lock)?;
-        writeln!(
-            err,
-            "Installed {}@{} into {}/{} (verified against skills.lock)",
-            entry.name, entry.version, entry.dir, entry.name
-        )?;
+        let placed = place(&client, entry, &scope.root, Some(entry))?;
+        let shown = scope.show(&entry.folder());
+        match placed {
+            Placed::Installed => writeln!(
+                err,
+                "Installed {}@{} into {shown} (verified against skills.lock)",
+                entry.name, entry.version
+            )?,
+            Placed::UpToDate => writeln!(
+                err,
+                "{}@{} is already installed in {shown} (its files match skills.lock)",
+                entry.name, entry.version
+            )?,
+        }
     }
     err.flush()?;
     Ok(())
 }
 
-fn install_dir(args: &InstallArgs) -> anyhow::Result<PathBuf> {
-    if let Some(dir) = &args.dir {
-        return Ok(dir.clone());
-    }
-    let relative = if args.target.is_claude_code() {
-        ".claude/skills"
-    } else {
-        ".agents/skills"
+/// The skills folder to install into, relative to the scope's root and normalised: `--dir`
+/// (which must be inside the project, since skills.lock records folders relative to it), else
+/// the target agent's project or user folder.
+fn install_dir(args: &InstallArgs, scope: &Scope) -> anyhow::Result<String> {
+    let Some(dir) = &args.dir else {
+        return Ok(if args.target.is_claude_code() {
+            ".claude/skills"
+        } else {
+            ".agents/skills"
+        }
+        .to_owned());
     };
-    if args.global {
-        let home = std::env::var_os("HOME")
-            .or_else(|| std::env::var_os("USERPROFILE"))
-            .ok_or_else(|| anyhow::anyhow!("cannot find the home folder"))?;
-        return Ok(PathBuf::from(home).join(relative));
-    }
-    Ok(PathBuf::from(relative))
+    let outside = || UserError {
+        message: format!(
+            "`{}` is outside the project ({}); skills.lock records folders inside it",
+            dir.display(),
+            scope.root.display()
+        ),
+        hints: vec![
+            "pass a folder inside the project, or --global for the user-level folder".into(),
+        ],
+    };
+    let absolute = lexical_absolute(&scope.root, dir);
+    let relative = absolute.strip_prefix(&scope.root).map_err(|_| outside())?;
+    let text = relative
+        .to_str()
+        .ok_or_else(outside)?
+        .replace(std::path::MAIN_SEPARATOR, "/");
+    let text = if text.is_empty() {
+        ".".to_owned()
+    } else {
+        text
+    };
+    lockfile::normalise_dir(&text).map_err(|reason| {
+        UserError {
+            message: format!("cannot install into `{}`: {reason}", dir.display()),
+            hints: vec![],
+        }
+        .into()
+    })
 }
 
-/// Downloads `entry`, verifies it against its `sha256` and `digest`, then extracts it as
-/// `folder/name`, replacing only a folder skills.lock says skillpkg installed.
-fn place(client: &Client, entry: &Locked, folder: &Path, lock: &Lockfile) -> anyhow::Result<()> {
+/// What [`place`] did.
+enum Placed {
+    Installed,
+    /// The folder already holds exactly these files: nothing was downloaded.
+    UpToDate,
+}
+
+/// Installs `entry` into `root/entry.dir/entry.name`: downloads it, checks its `sha256` and
+/// `digest`, extracts it into a staging folder with a [`Marker`], and renames it into place.
+///
+/// A folder already there is replaced only with proof that skillpkg installed it and nobody has
+/// changed it since: its files match the digest of its marker, or of `previous` (what
+/// skills.lock recorded for it). Anything else (a folder the user made, or an installed skill
+/// someone edited) is left alone and refused, before anything is downloaded.
+fn place(
+    client: &Client,
+    entry: &Locked,
+    root: &Path,
+    previous: Option<&Locked>,
+) -> anyhow::Result<Placed> {
+    let name = entry.name.as_str();
+    let folder = root.join(entry.folder().parent().unwrap_or(Path::new(".")));
+    let destination = root.join(entry.folder());
+    let shown = entry.folder().display().to_string();
+    let limits = Limits::default();
+    let present = match fs_err::symlink_metadata(&destination) {
+        Ok(metadata) => Some(metadata),
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => None,
+        Err(error) => return Err(error.into()),
+    };
+    if let Some(metadata) = &present {
+        let current = if metadata.is_dir() {
+            archive::folder_digest(&destination, &[MARKER, ".DS_Store"], &limits)?
+        } else {
+            None
+        };
+        if current.as_deref() == Some(entry.digest.as_str()) {
+            return Ok(Placed::UpToDate);
+        }
+        let marker = Marker::read(&destination).filter(|marker| marker.name == name);
+        let ours = current.as_ref().is_some_and(|current| {
+            marker
+                .as_ref()
+                .is_some_and(|marker| &marker.digest == current)
+                || previous.is_some_and(|previous| &previous.digest == current)
+        });
+        if !ours {
+            let message = if marker.is_some() {
+                format!("`{shown}` was changed since skillpkg installed it; nothing was replaced")
+            } else {
+                format!("`{shown}` exists and was not installed by skillpkg; nothing was changed")
+            };
+            return Err(UserError {
+                message,
+                hints: vec![format!(
+                    "move it away (or delete it to reinstall), or install into another folder with --dir"
+                )],
+            }
+            .into());
+        }
+    }
     let bytes = client
-        .download(&entry.name, &entry.version)
+        .download(name, &entry.version)
         .map_err(client_error)?;
-    let (name, sha256, digest) = (
-        entry.name.as_str(),
-        entry.sha256.as_str(),
-        entry.digest.as_str(),
-    );
     let got = archive::hex(&Sha256::digest(&bytes));
-    if got != sha256 {
+    if got != entry.sha256 {
         return Err(UserError {
-            message: format!("the download of {name} does not match its checksum (expected {sha256}, got {got}); nothing was installed"),
+            message: format!("the download of {name} does not match its checksum (expected {}, got {got}); nothing was installed", entry.sha256),
             hints: vec!["the archive was altered on the way or on the registry; report it to the registry's operator".into()],
         }
         .into());
     }
-    fs_err::create_dir_all(folder)?;
-    let staging = tempfile::Builder::new()
-        .prefix(&format!(".{name}."))
-        .suffix(".install")
-        .tempdir_in(folder)?;
+    fs_err::create_dir_all(&folder)?;
+    let staging = extract::Staging::new(&folder, name, ".install")?;
     let archive_file = staging.path().join("download.skill");
     fs_err::write(&archive_file, &bytes)?;
-    let extracted = extract::extract(
-        &archive_file,
-        &staging.path().join("out"),
-        name,
-        false,
-        Limits::default(),
-    )
-    .map_err(|error| UserError {
-        message: format!("{name}: {error}"),
-        hints: vec!["nothing was installed".into()],
-    })?;
+    let options = extract::Options {
+        limits,
+        ..extract::Options::new(name)
+    };
+    let extracted = extract::extract(&archive_file, &staging.path().join("out"), &options)
+        .map_err(|error| UserError {
+            message: format!("{name}: {error}"),
+            hints: vec!["nothing was installed".into()],
+        })?;
     if extracted.name != name {
         return Err(UserError {
             message: format!(
@@ -928,28 +1034,20 @@ fn place(client: &Client, entry: &Locked, folder: &Path, lock: &Lockfile) -> any
         .into());
     }
     let got = &extracted.content_digest;
-    if got != digest {
-        return Err(UserError { message: format!("the contents of {name} do not match their digest (expected {digest}, got {got}); nothing was installed"), hints: vec![] }.into());
+    if *got != entry.digest {
+        return Err(UserError { message: format!("the contents of {name} do not match their digest (expected {}, got {got}); nothing was installed", entry.digest), hints: vec![] }.into());
     }
-    let destination = folder.join(name);
-    if destination.exists() {
-        let folder_text = folder.to_string_lossy().replace('\\', "/");
-        let managed = lock
-            .skills
-            .iter()
-            .any(|locked| locked.name == name && locked.dir == folder_text);
-        if !managed {
-            return Err(UserError {
-                message: format!(
-                    "`{}` exists and was not installed by skillpkg; nothing was changed",
-                    destination.display()
-                ),
-                hints: vec!["move it away, or install into another folder with --dir".into()],
-            }
-            .into());
-        }
-        fs_err::remove_dir_all(&destination)?;
+    Marker {
+        name: name.to_owned(),
+        version: entry.version.clone(),
+        digest: got.clone(),
+    }
+    .write(&extracted.dir)?;
+    // Swap: the old folder moves into the staging folder (removed with it), the new one in.
+    if present.is_some() {
+        fs_err::rename(&destination, staging.path().join("previous"))?;
     }
     fs_err::rename(&extracted.dir, &destination)?;
-    Ok(())
+    fsx::sync_folder(&folder);
+    Ok(Placed::Installed)
 }

@@ -414,6 +414,56 @@ pub fn content_digest<'a>(files: impl Iterator<Item = (&'a str, &'a [u8; 32])>) 
     )
 }
 
+/// The `h1:` digest of the files in the folder `dir`, as [`content_digest`] of an archive of
+/// it would be, leaving out files named in `skip` (at any depth). `None` when the folder holds
+/// anything an archive could not have come from (a symbolic link, a FIFO, a device) or more than
+/// `limits` allows: such a folder is not what an extraction wrote.
+pub fn folder_digest(
+    dir: &Path,
+    skip: &[&str],
+    limits: &super::extract::Limits,
+) -> io::Result<Option<String>> {
+    let mut hashes: Vec<(String, [u8; 32])> = Vec::new();
+    let mut pending = vec![(dir.to_path_buf(), String::new())];
+    let mut total = 0u64;
+    while let Some((folder, prefix)) = pending.pop() {
+        for entry in fs_err::read_dir(&folder)? {
+            let entry = entry?;
+            let kind = entry.file_type()?;
+            let Some(name) = entry.file_name().to_str().map(str::to_owned) else {
+                return Ok(None);
+            };
+            let relative = format!("{prefix}{name}");
+            if kind.is_dir() {
+                pending.push((entry.path(), format!("{relative}/")));
+                continue;
+            }
+            if !kind.is_file() {
+                return Ok(None);
+            }
+            if skip.contains(&name.as_str()) {
+                continue;
+            }
+            if hashes.len() >= limits.max_files {
+                return Ok(None);
+            }
+            let mut file = crate::fsx::open_regular(&entry.path())?;
+            let mut hash = Sha256::new();
+            total += io::copy(
+                &mut (&mut file).take(limits.max_bytes - total.min(limits.max_bytes) + 1),
+                &mut hash,
+            )?;
+            if total > limits.max_bytes {
+                return Ok(None);
+            }
+            hashes.push((relative, hash.finalize().into()));
+        }
+    }
+    Ok(Some(content_digest(
+        hashes.iter().map(|(path, sha)| (path.as_str(), sha)),
+    )))
+}
+
 /// The SHA-256 of a file, as hex.
 pub fn sha256_file(path: &Path) -> io::Result<String> {
     let mut file = fs_err::File::open(path)?;

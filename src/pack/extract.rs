@@ -1,11 +1,15 @@
 //! Safe extraction of `.skill` archives, for `unpack`, `install` and the registry server.
 //!
-//! Nothing is trusted: every name is checked (no absolute paths, no `..`, no backslashes, no
-//! duplicates, even ones that differ only in case), only regular files are written (symlink,
-//! device and other special entries are refused), sizes are counted while decompressing rather
-//! than read from headers, and both the total size and each entry's compression ratio are
-//! bounded. Files go to a temporary folder that is renamed into place only when all of it
-//! succeeded.
+//! Nothing is trusted. The container is audited record by record first ([`central::audit`]:
+//! one record per entry, local and central names equal, no overlapping entries). Every name is
+//! checked (UTF-8, no absolute paths, no `..`, no backslashes or control characters, no
+//! duplicates, even ones that differ only in case), the skill's folder must be a valid skill
+//! name, and only regular files are written (symlink, device and other special entries are
+//! refused). Sizes are bounded before the first byte is written (the declared sizes against the
+//! archive's own size and a total) and counted while decompressing, so an entry that expands
+//! past what it declared is refused at once. Files go to a staging folder that is renamed into
+//! place only when all of it succeeded, synced once per archive rather than once per file. A
+//! staging folder left by a killed run is removed by the next run in the same folder.
 
 use std::collections::HashSet;
 use std::io::{self, Read, Write};
@@ -13,16 +17,22 @@ use std::path::{Path, PathBuf};
 
 use sha2::{Digest as _, Sha256};
 
-use super::archive;
+use super::central::{self, AuditError};
+use super::{archive, valid_skill_name};
 use crate::fsx::set_mode;
+use crate::interrupt;
 
 /// Bounds on what an archive may expand to.
 #[derive(Clone, Copy, Debug)]
 pub struct Limits {
     /// Total uncompressed bytes.
     pub max_bytes: u64,
-    /// Uncompressed bytes per compressed byte, for any entry (zip bombs reach thousands).
+    /// Uncompressed bytes per byte of archive, beyond [`Limits::ratio_allowance`]: zip bombs
+    /// reach thousands, real skills a few dozen.
     pub max_ratio: u64,
+    /// Uncompressed bytes any archive may expand to whatever its ratio (a file of zeros is
+    /// legitimate, and small).
+    pub ratio_allowance: u64,
     pub max_files: usize,
 }
 
@@ -31,7 +41,62 @@ impl Default for Limits {
         Self {
             max_bytes: 512 * 1024 * 1024,
             max_ratio: 200,
+            ratio_allowance: 16 * 1024 * 1024,
             max_files: 20_000,
+        }
+    }
+}
+
+impl Limits {
+    /// Checks that an archive of `archive_bytes` may expand to `expanded` bytes in `files`
+    /// files. `package` asks the same question of what it wrote, so it never writes an archive
+    /// that extraction refuses.
+    pub fn admit(
+        &self,
+        archive_bytes: u64,
+        expanded: u64,
+        files: usize,
+    ) -> Result<(), ExtractError> {
+        if files > self.max_files {
+            return Err(ExtractError::TooMany(self.max_files));
+        }
+        if expanded > self.max_bytes {
+            return Err(ExtractError::TooBig(self.max_bytes));
+        }
+        let allowed = archive_bytes
+            .saturating_mul(self.max_ratio)
+            .saturating_add(self.ratio_allowance);
+        if expanded > allowed {
+            return Err(ExtractError::Ratio {
+                expanded,
+                archive: archive_bytes,
+                ratio: self.max_ratio,
+            });
+        }
+        Ok(())
+    }
+}
+
+/// How to extract.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// The folder name for a flat archive (SKILL.md at its root).
+    pub fallback_name: String,
+    /// Replace an existing folder of the same name.
+    pub force: bool,
+    pub limits: Limits,
+    /// Sync the files to disk before the folder is renamed into place. Off for a folder that
+    /// is read and thrown away (the registry's check of an upload).
+    pub durable: bool,
+}
+
+impl Options {
+    pub fn new(fallback_name: &str) -> Self {
+        Self {
+            fallback_name: fallback_name.to_owned(),
+            force: false,
+            limits: Limits::default(),
+            durable: true,
         }
     }
 }
@@ -45,26 +110,61 @@ pub enum ExtractError {
     Unsafe { name: String, reason: String },
     #[error("the archive has `{0}` twice")]
     Duplicate(String),
-    #[error("the archive has duplicate entries: {declared} entries, {distinct} distinct names")]
-    Duplicates { declared: usize, distinct: usize },
+    /// The container itself lies (see [`central::audit`]).
+    #[error("the archive is malformed: {0}")]
+    Malformed(String),
     #[error(
         "the archive holds more than one top-level folder (`{0}` and `{1}`); a skill archive holds one"
     )]
     TopLevel(String, String),
+    #[error(
+        "the archive's folder `{0}` is not a valid skill name (lowercase letters, digits and single hyphens)"
+    )]
+    BadFolder(String),
     #[error("the archive has no SKILL.md {0}")]
     NoSkill(String),
     #[error("the archive expands to more than {0} bytes; refusing it (a zip bomb?)")]
     TooBig(u64),
     #[error(
-        "`{name}` expands more than {ratio} times its compressed size; refusing it (a zip bomb?)"
+        "the archive is {archive} bytes but expands to {expanded}, more than {ratio} times its size; refusing it (a zip bomb?)"
     )]
-    Ratio { name: String, ratio: u64 },
+    Ratio {
+        expanded: u64,
+        archive: u64,
+        ratio: u64,
+    },
+    #[error("`{0}` expands to more than the size it declares; refusing it (a zip bomb?)")]
+    Lies(String),
     #[error("the archive has more than {0} files")]
     TooMany(usize),
     #[error("`{0}` already exists; pass --force to replace it")]
     Exists(String),
-    #[error("{0}")]
+    #[error("interrupted")]
+    Interrupted,
+    /// Reading the archive or writing the files failed: the machine's problem, not the
+    /// archive's (a full disk, permissions).
+    #[error(transparent)]
     Io(#[from] io::Error),
+}
+
+impl From<AuditError> for ExtractError {
+    fn from(error: AuditError) -> Self {
+        match error {
+            AuditError::Duplicate(name) => Self::Duplicate(name),
+            AuditError::Io(error) if error.kind() == io::ErrorKind::UnexpectedEof => {
+                Self::Malformed("it ends where its records say there is more".into())
+            }
+            AuditError::Io(error) => Self::Io(error),
+            other => Self::Malformed(other.to_string()),
+        }
+    }
+}
+
+impl ExtractError {
+    /// Whether the archive is at fault (refuse it), rather than the machine (report a failure).
+    pub fn is_refusal(&self) -> bool {
+        !matches!(self, Self::Io(_) | Self::Interrupted)
+    }
 }
 
 /// A successful extraction.
@@ -84,7 +184,7 @@ pub struct Extracted {
 /// Checks an entry name and returns its parts.
 fn parts(name: &str) -> Result<Vec<&str>, ExtractError> {
     let unsafe_ = |reason: &str| ExtractError::Unsafe {
-        name: name.to_owned(),
+        name: name.escape_debug().to_string(),
         reason: reason.to_owned(),
     };
     if name.starts_with('/') || name.starts_with('\\') || name.as_bytes().get(1) == Some(&b':') {
@@ -106,24 +206,48 @@ fn parts(name: &str) -> Result<Vec<&str>, ExtractError> {
     Ok(parts)
 }
 
+/// One entry to extract, as surveyed.
+struct Planned {
+    index: usize,
+    parts: Vec<String>,
+    is_dir: bool,
+    /// The uncompressed size its record declares.
+    size: u64,
+}
+
 /// What extraction will write, checked before anything is: every name, every entry's kind, the
 /// layout. Returns the entries, the skill's folder name and how many leading parts to strip.
-#[allow(clippy::type_complexity)]
 fn survey<R: Read + std::io::Seek>(
     zip: &mut zip::ZipArchive<R>,
+    records: &[central::Record],
     archive: &Path,
     fallback_name: &str,
-) -> Result<(Vec<(usize, Vec<String>, bool)>, String, usize), ExtractError> {
-    let mut plan: Vec<(usize, Vec<String>, bool)> = Vec::new();
+) -> Result<(Vec<Planned>, String, usize), ExtractError> {
+    let mut plan = Vec::with_capacity(records.len());
     let mut seen = HashSet::new();
     let mut tops = std::collections::BTreeSet::new();
     let mut root_files = Vec::new();
-    for index in 0..zip.len() {
+    for (index, record) in records.iter().enumerate() {
         let entry = zip.by_index_raw(index).map_err(|error| {
             ExtractError::NotZip(archive.display().to_string(), error.to_string())
         })?;
-        let name = String::from_utf8_lossy(entry.name_raw()).into_owned();
-        let parts: Vec<String> = parts(&name)?.into_iter().map(str::to_owned).collect();
+        // The reader must see the entry the audit checked.
+        if entry.name_raw() != record.name.as_slice() {
+            return Err(ExtractError::Malformed(
+                "its central directory reads differently from its records".into(),
+            ));
+        }
+        let name = std::str::from_utf8(&record.name).map_err(|_| ExtractError::Unsafe {
+            name: String::from_utf8_lossy(&record.name).into_owned(),
+            reason: "a name that is not UTF-8".into(),
+        })?;
+        if record.flags & 1 != 0 {
+            return Err(ExtractError::Unsafe {
+                name: name.to_owned(),
+                reason: "it is encrypted".into(),
+            });
+        }
+        let parts: Vec<String> = parts(name)?.into_iter().map(str::to_owned).collect();
         let mode = entry.unix_mode().unwrap_or(0);
         let kind = mode & 0o170_000;
         let is_dir = entry.is_dir();
@@ -134,12 +258,12 @@ fn survey<R: Read + std::io::Seek>(
                 "not a regular file"
             };
             return Err(ExtractError::Unsafe {
-                name,
+                name: name.to_owned(),
                 reason: what.to_owned(),
             });
         }
         if !seen.insert(parts.join("/").to_lowercase()) {
-            return Err(ExtractError::Duplicate(name));
+            return Err(ExtractError::Duplicate(name.to_owned()));
         }
         if !is_dir {
             if parts.len() == 1 {
@@ -148,7 +272,12 @@ fn survey<R: Read + std::io::Seek>(
                 tops.insert(parts[0].clone());
             }
         }
-        plan.push((index, parts, is_dir));
+        plan.push(Planned {
+            index,
+            parts,
+            is_dir,
+            size: record.size,
+        });
     }
     // The flat layout has SKILL.md at the root; the folder layout one top-level folder.
     let flat = root_files.iter().any(|name| name == "SKILL.md");
@@ -162,59 +291,130 @@ fn survey<R: Read + std::io::Seek>(
         (Some(folder), None) => (folder, 1),
         (None, _) => return Err(ExtractError::NoSkill("(it holds no folder)".into())),
     };
+    if !valid_skill_name(&name) {
+        return Err(ExtractError::BadFolder(name.escape_debug().to_string()));
+    }
     Ok((plan, name, strip))
 }
 
-/// The number of entries the end-of-central-directory record declares.
-fn declared_entries(archive: &Path) -> io::Result<Option<usize>> {
-    use std::io::{Seek, SeekFrom};
-    let mut file = fs_err::File::open(archive)?;
-    let length = file.seek(SeekFrom::End(0))?;
-    let tail = length.min(65_557);
-    file.seek(SeekFrom::Start(length - tail))?;
-    let mut buffer = Vec::with_capacity(usize::try_from(tail).unwrap_or(0));
-    file.read_to_end(&mut buffer)?;
-    let Some(at) = buffer
-        .windows(4)
-        .rposition(|window| window == [0x50, 0x4b, 0x05, 0x06])
-    else {
-        return Ok(None);
+/// What staging folders end with; the ending also marks them for clean-up by a later run.
+const STAGING_SUFFIXES: [&str; 2] = [".unpack", ".install"];
+
+/// A hidden folder beside where something will go, to build it in and rename it into place:
+/// named `.<name>.<pid>.<random><suffix>`, removed when dropped, when the process is
+/// interrupted ([`interrupt`]), or, if the process was killed outright, by the next run that
+/// stages in the same folder.
+#[derive(Debug)]
+pub struct Staging {
+    dir: tempfile::TempDir,
+    _cleanup: interrupt::Cleanup,
+}
+
+impl Staging {
+    /// Creates a staging folder in `parent` (`suffix` is `.unpack` or `.install`), first removing
+    /// the ones killed runs left there.
+    pub fn new(parent: &Path, name: &str, suffix: &str) -> io::Result<Self> {
+        debug_assert!(STAGING_SUFFIXES.contains(&suffix));
+        remove_stale_staging(parent);
+        let dir = tempfile::Builder::new()
+            .prefix(&format!(".{name}.{}.", std::process::id()))
+            .suffix(suffix)
+            .tempdir_in(parent)?;
+        let cleanup = interrupt::Cleanup::register(dir.path());
+        Ok(Self {
+            dir,
+            _cleanup: cleanup,
+        })
+    }
+
+    pub fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// Gives up the folder: it is no longer removed (it has been renamed into place).
+    pub fn keep(self) -> PathBuf {
+        self.dir.keep()
+    }
+}
+
+/// Removes staging folders that killed runs left in `parent` (see [`Staging`]): only those
+/// whose process is gone, so a concurrent run's work is left alone.
+pub fn remove_stale_staging(parent: &Path) {
+    let Ok(entries) = fs_err::read_dir(parent) else {
+        return;
     };
-    let total = buffer
-        .get(at + 10..at + 12)
-        .map(|bytes| u16::from_le_bytes([bytes[0], bytes[1]]));
-    // 0xFFFF means zip64, whose own record the reader has already checked.
-    Ok(total.filter(|&count| count != 0xFFFF).map(usize::from))
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else { continue };
+        let Some(inner) = STAGING_SUFFIXES.iter().find_map(|suffix| {
+            name.strip_prefix('.')
+                .and_then(|rest| rest.strip_suffix(suffix))
+        }) else {
+            continue;
+        };
+        // `<name>.<pid>.<random>`: skill names have no dots.
+        let pid = inner
+            .split('.')
+            .nth(1)
+            .and_then(|pid| pid.parse::<u32>().ok());
+        let is_dir = entry.file_type().is_ok_and(|kind| kind.is_dir());
+        if let Some(pid) = pid
+            && is_dir
+            && !process_alive(pid)
+        {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
+}
+
+#[cfg(unix)]
+fn process_alive(pid: u32) -> bool {
+    let Some(pid) = i32::try_from(pid)
+        .ok()
+        .and_then(rustix::process::Pid::from_raw)
+    else {
+        return false;
+    };
+    // EPERM means it exists but belongs to someone else.
+    !matches!(
+        rustix::process::test_kill_process(pid),
+        Err(rustix::io::Errno::SRCH)
+    )
+}
+
+#[cfg(not(unix))]
+fn process_alive(_pid: u32) -> bool {
+    // Without a cheap check, a folder is assumed to be someone's work in progress.
+    true
 }
 
 /// Extracts `archive` into `parent`, as the folder named by the archive's top-level folder (or
-/// `fallback_name` for an archive with SKILL.md at its root).
+/// `options.fallback_name` for an archive with SKILL.md at its root).
 pub fn extract(
     archive: &Path,
     parent: &Path,
-    fallback_name: &str,
-    force: bool,
-    limits: Limits,
+    options: &Options,
 ) -> Result<Extracted, ExtractError> {
-    let file = fs_err::File::open(archive)?;
-    let mut zip = zip::ZipArchive::new(file.into_parts().0)
-        .map_err(|error| ExtractError::NotZip(archive.display().to_string(), error.to_string()))?;
-    if zip.len() > limits.max_files {
+    let limits = options.limits;
+    let mut file = crate::fsx::open_regular(archive)?;
+    let archive_len = file.metadata()?.len();
+    let records = central::audit(&mut io::BufReader::new(&mut file), archive_len)?;
+    if records.len() > limits.max_files {
         return Err(ExtractError::TooMany(limits.max_files));
     }
-    // The zip reader keeps one entry per name, so count the central directory's own records.
-    if let Some(declared) = declared_entries(archive)?
-        && declared != zip.len()
-    {
-        return Err(ExtractError::Duplicates {
-            declared,
-            distinct: zip.len(),
-        });
+    let mut zip = zip::ZipArchive::new(file)
+        .map_err(|error| ExtractError::NotZip(archive.display().to_string(), error.to_string()))?;
+    if zip.len() != records.len() {
+        return Err(ExtractError::Malformed(format!(
+            "it has {} records but {} distinct entries",
+            records.len(),
+            zip.len()
+        )));
     }
-    let (plan, name, strip) = survey(&mut zip, archive, fallback_name)?;
+    let (plan, name, strip) = survey(&mut zip, &records, archive, &options.fallback_name)?;
     let has_skill = plan
         .iter()
-        .any(|(_, parts, _)| parts.len() == strip + 1 && parts[strip] == "SKILL.md");
+        .any(|planned| planned.parts.len() == strip + 1 && planned.parts[strip] == "SKILL.md");
     if !has_skill {
         let place = if strip == 1 {
             format!("directly inside `{name}/`")
@@ -223,73 +423,31 @@ pub fn extract(
         };
         return Err(ExtractError::NoSkill(place));
     }
-    parts(&name)?;
+    // Every entry is held to its declared size below, so this bounds what is ever written.
+    let declared = plan
+        .iter()
+        .fold(0u64, |sum, planned| sum.saturating_add(planned.size));
+    limits.admit(archive_len, declared, plan.len())?;
     let destination = parent.join(&name);
-    if destination.exists() && !force {
+    if destination.exists() && !options.force {
         return Err(ExtractError::Exists(destination.display().to_string()));
     }
     fs_err::create_dir_all(parent)?;
-    let staging = tempfile::Builder::new()
-        .prefix(&format!(".{name}."))
-        .suffix(".unpack")
-        .tempdir_in(parent)?;
+    let staging = Staging::new(parent, &name, ".unpack")?;
 
-    // Second pass: stream every file out, counting what it really expands to.
-    let mut total = 0u64;
-    let mut files = Vec::new();
-    let mut hashes: Vec<(String, [u8; 32])> = Vec::new();
-    for (index, parts, is_dir) in &plan {
-        let mut entry = zip.by_index(*index).map_err(|error| {
-            ExtractError::NotZip(archive.display().to_string(), error.to_string())
-        })?;
-        let relative = parts[strip..].join("/");
-        if relative.is_empty() {
-            continue;
-        }
-        let path = staging.path().join(&relative);
-        if *is_dir || entry.is_dir() {
-            fs_err::create_dir_all(&path)?;
-            continue;
-        }
-        if let Some(folder) = path.parent() {
-            fs_err::create_dir_all(folder)?;
-        }
-        let compressed = entry.compressed_size().max(1);
-        let executable = entry.unix_mode().is_some_and(|mode| mode & 0o111 != 0);
-        let mut out = fs_err::File::create(&path)?;
-        let mut buffer = vec![0u8; 64 * 1024];
-        let mut written = 0u64;
-        let mut hash = Sha256::new();
-        loop {
-            let n = entry.read(&mut buffer)?;
-            if n == 0 {
-                break;
-            }
-            written += n as u64;
-            total += n as u64;
-            if total > limits.max_bytes {
-                return Err(ExtractError::TooBig(limits.max_bytes));
-            }
-            if written > 1024 * 1024 && written / compressed > limits.max_ratio {
-                return Err(ExtractError::Ratio {
-                    name: entry.name().to_owned(),
-                    ratio: limits.max_ratio,
-                });
-            }
-            out.write_all(&buffer[..n])?;
-            hash.update(&buffer[..n]);
-        }
-        out.sync_all()?;
-        set_mode(&path, if executable { 0o755 } else { 0o644 })?;
-        hashes.push((relative.clone(), hash.finalize().into()));
-        files.push((relative, written));
-    }
+    let (mut files, hashes) = write_entries(&mut zip, archive, &plan, strip, staging.path())?;
     set_mode(staging.path(), 0o755)?;
+    if options.durable {
+        sync_tree(staging.path(), &files)?;
+    }
     if destination.exists() {
         fs_err::remove_dir_all(&destination)?;
     }
     fs_err::rename(staging.path(), &destination)?;
     let _ = staging.keep();
+    if options.durable {
+        crate::fsx::sync_folder(parent);
+    }
     files.sort();
     let content_digest =
         archive::content_digest(hashes.iter().map(|(path, sha)| (path.as_str(), sha)));
@@ -299,6 +457,83 @@ pub fn extract(
         files,
         content_digest,
     })
+}
+
+/// Streams every planned entry into `staging`, holding each to its declared size; returns the
+/// files written (path, size) and their SHA-256s.
+#[allow(clippy::type_complexity)]
+fn write_entries<R: Read + std::io::Seek>(
+    zip: &mut zip::ZipArchive<R>,
+    archive: &Path,
+    plan: &[Planned],
+    strip: usize,
+    staging: &Path,
+) -> Result<(Vec<(String, u64)>, Vec<(String, [u8; 32])>), ExtractError> {
+    let mut files = Vec::new();
+    let mut hashes: Vec<(String, [u8; 32])> = Vec::new();
+    let mut buffer = vec![0u8; 64 * 1024];
+    let mut made = HashSet::new();
+    for planned in plan {
+        if interrupt::interrupted() {
+            return Err(ExtractError::Interrupted);
+        }
+        let relative = planned.parts[strip..].join("/");
+        if relative.is_empty() {
+            continue;
+        }
+        let path = staging.join(&relative);
+        if planned.is_dir {
+            fs_err::create_dir_all(&path)?;
+            continue;
+        }
+        let mut entry = zip.by_index(planned.index).map_err(|error| {
+            ExtractError::NotZip(archive.display().to_string(), error.to_string())
+        })?;
+        if let Some(folder) = path.parent()
+            && made.insert(folder.to_path_buf())
+        {
+            fs_err::create_dir_all(folder)?;
+        }
+        let executable = entry.unix_mode().is_some_and(|mode| mode & 0o111 != 0);
+        let mut out = fs_err::File::create(&path)?;
+        let mut written = 0u64;
+        let mut hash = Sha256::new();
+        loop {
+            let n = entry.read(&mut buffer)?;
+            if n == 0 {
+                break;
+            }
+            written += n as u64;
+            if written > planned.size {
+                return Err(ExtractError::Lies(relative));
+            }
+            out.write_all(&buffer[..n])?;
+            hash.update(&buffer[..n]);
+        }
+        drop(out);
+        set_mode(&path, if executable { 0o755 } else { 0o644 })?;
+        hashes.push((relative.clone(), hash.finalize().into()));
+        files.push((relative, written));
+    }
+    Ok((files, hashes))
+}
+
+/// Makes the files under `root` durable: one `syncfs` where the platform has it, else one
+/// `fsync` per file.
+fn sync_tree(root: &Path, files: &[(String, u64)]) -> io::Result<()> {
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    {
+        let _ = files;
+        let handle = fs_err::File::open(root)?;
+        rustix::fs::syncfs(&handle).map_err(io::Error::from)
+    }
+    #[cfg(not(any(target_os = "linux", target_os = "android")))]
+    {
+        for (relative, _) in files {
+            fs_err::File::open(root.join(relative))?.sync_all()?;
+        }
+        Ok(())
+    }
 }
 
 #[cfg(test)]
@@ -338,9 +573,7 @@ mod tests {
         let extracted = extract(
             &archive_path,
             &dir.path().join("out"),
-            "demo",
-            false,
-            Limits::default(),
+            &Options::new("demo"),
         )
         .unwrap();
         assert_eq!(extracted.content_digest, summary.content_digest);

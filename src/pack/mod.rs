@@ -2,5 +2,51 @@
 //! and safe extraction ([`extract`]). Format: ARCHITECTURE §5.
 
 pub mod archive;
+pub mod central;
 pub mod extract;
 pub mod select;
+
+/// Whether `name` can name a skill's folder wherever an archive is unpacked or installed: the
+/// spec's name format (lowercase ASCII letters, digits and single hyphens, at most 64
+/// characters, no hyphen at either end), and not a name Windows reserves for a device (`con`,
+/// `nul`, `com1`…). So `.git`, `.ssh`, `-rf` and `CON` never become folders.
+pub fn valid_skill_name(name: &str) -> bool {
+    let format = !name.is_empty()
+        && name.len() <= 64
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+        && !name.starts_with('-')
+        && !name.ends_with('-')
+        && !name.contains("--");
+    format && !is_windows_device(name)
+}
+
+/// `con`, `prn`, `aux`, `nul`, `com0`-`com9` and `lpt0`-`lpt9`: Windows opens the device
+/// whatever the folder.
+fn is_windows_device(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    matches!(lower.as_str(), "con" | "prn" | "aux" | "nul")
+        || (lower.len() == 4
+            && (lower.starts_with("com") || lower.starts_with("lpt"))
+            && lower.as_bytes()[3].is_ascii_digit())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::valid_skill_name;
+
+    #[test]
+    fn folder_names_are_the_spec_s_and_never_special() {
+        for good in ["pdf", "pdf-forms", "a1", "com", "console", "com10"] {
+            assert!(valid_skill_name(good), "{good}");
+        }
+        let long = "a".repeat(65);
+        for bad in [
+            "", ".git", ".ssh", "-rf", "CON", "con", "nul", "com1", "lpt9", "a--b", "a-", "A",
+            "a_b", "a/b", "..", &long,
+        ] {
+            assert!(!valid_skill_name(bad), "{bad}");
+        }
+    }
+}

@@ -4,8 +4,10 @@
 //! `.DS_Store`, `__pycache__`, `*.pyc`, `node_modules`, the root `evals/`), what `.gitignore`
 //! files ignore, what `.skillignore` ignores (gitignore syntax; a `!` negation brings a file
 //! back), and hidden files unless a `.skillignore` negation names them. Files that look like
-//! secrets stop the packing unless `.skillignore` includes them explicitly. Symlinks to files
-//! inside the skill are packed as those files; any other link is an error.
+//! secrets stop the packing unless `.skillignore` includes them explicitly. `*.skill` archives
+//! and the folder the archive is written to are never packed. Symlinks to files inside the skill
+//! are packed as those files when the target itself would be packed; any other link is an error
+//! or, when its target is excluded, left out. FIFOs, sockets and devices are refused.
 
 use std::path::{Path, PathBuf};
 
@@ -35,6 +37,44 @@ pub enum SelectError {
     Link { path: String, reason: String },
     #[error("cannot read `{path}`: {message}")]
     Read { path: String, message: String },
+    /// A FIFO, socket or device: its "content" is not a file's.
+    #[error("`{path}` is {kind}; a skill holds only regular files")]
+    NotRegular { path: String, kind: &'static str },
+    /// A name an archive cannot carry safely, which `unpack` would refuse.
+    #[error("`{path}` has {reason} in its name; unpack and other agents refuse such names")]
+    BadName { path: String, reason: &'static str },
+    #[error(
+        "`{0}` and `{1}` differ only in case; case-insensitive file systems (and unpack) keep one"
+    )]
+    CaseClash(String, String),
+    /// What is left after the exclusions holds no `SKILL.md`.
+    #[error("no SKILL.md would be packed: {0}")]
+    NoSkillFile(String),
+    #[error("the skill has more than {0} files; unpack refuses archives that large")]
+    TooMany(usize),
+    #[error("the skill is {0} bytes; unpack refuses archives that expand past {1} bytes")]
+    TooBig(u64, u64),
+}
+
+impl SelectError {
+    /// What the user can do about it.
+    pub fn hint(&self) -> &'static str {
+        match self {
+            Self::Secrets(_) => {
+                "remove them, or add `!<file>` lines to .skillignore if they must ship"
+            }
+            Self::Link { .. } => "replace the link with the file itself",
+            Self::Read { .. } => "check the permissions",
+            Self::NotRegular { .. } => "remove it, or add it to .skillignore",
+            Self::BadName { .. } | Self::CaseClash(..) => "rename the file",
+            Self::NoSkillFile(_) => {
+                "name the skill file SKILL.md, and make sure .skillignore and .gitignore do not exclude it"
+            }
+            Self::TooMany(_) | Self::TooBig(..) => {
+                "move large or generated files out of the skill, or add them to .skillignore"
+            }
+        }
+    }
 }
 
 fn list(paths: &[String]) -> String {
@@ -73,10 +113,27 @@ pub fn looks_secret(name: &str) -> bool {
 
 /// The files of the skill in `dir`, sorted by path.
 pub fn select(dir: &Path) -> Result<Vec<PackFile>, SelectError> {
+    select_except(dir, None)
+}
+
+/// The files of the skill in `dir`, sorted by path, leaving out `output` (the folder an archive
+/// is being written to, when it is inside the skill) and every `*.skill` archive, so that a
+/// skill never packs its own packages.
+///
+/// A symbolic link is packed as the file it points to, and only if that file would be packed
+/// itself: the hidden-file rule, the VCS and default exclusions and the ignore files apply to
+/// the target as well as to the link, and a link to a secret is refused like the secret (so
+/// `notes.txt -> .env` cannot ship `.env` under a harmless name). Whatever `unpack` would refuse
+/// (no `SKILL.md`, names with control characters or backslashes, names that differ only in
+/// case, too many files or bytes) is refused here, before an archive is written.
+pub fn select_except(dir: &Path, output: Option<&Path>) -> Result<Vec<PackFile>, SelectError> {
     let root = fs_err::canonicalize(dir).map_err(|error| SelectError::Read {
         path: dir.display().to_string(),
         message: error.to_string(),
     })?;
+    let output = output
+        .and_then(|folder| std::fs::canonicalize(folder).ok())
+        .filter(|folder| folder.starts_with(&root) && *folder != root);
     let skillignore = load_skillignore(&root);
     let walk_root = root.clone();
     let mut builder = WalkBuilder::new(&root);
@@ -100,9 +157,13 @@ pub fn select(dir: &Path) -> Result<Vec<PackFile>, SelectError> {
             if is_dir && name == "evals" && entry.path().parent() == Some(walk_root.as_path()) {
                 return false;
             }
-            !(name == ".DS_Store" || name.ends_with(".pyc"))
+            if is_dir && output.as_deref() == Some(entry.path()) {
+                return false;
+            }
+            !(name == ".DS_Store" || name.ends_with(".pyc") || is_archive(&name) && !is_dir)
         });
     let mut files = Vec::new();
+    let mut links = Vec::new();
     let mut secrets = Vec::new();
     for entry in builder.build() {
         let entry = entry.map_err(|error| SelectError::Read {
@@ -116,16 +177,21 @@ pub fn select(dir: &Path) -> Result<Vec<PackFile>, SelectError> {
             continue;
         }
         let full = entry.path();
-        let relative = relative(&root, full);
-        let (source, metadata) = if kind.is_symlink() {
-            resolve_link(&root, full, &relative)?
-        } else {
-            let metadata = fs_err::metadata(full).map_err(|error| SelectError::Read {
-                path: relative.clone(),
-                message: error.to_string(),
-            })?;
-            (full.to_path_buf(), metadata)
-        };
+        let relative = checked_relative(&root, full)?;
+        if kind.is_symlink() {
+            links.push((relative, full.to_path_buf()));
+            continue;
+        }
+        if !kind.is_file() {
+            return Err(SelectError::NotRegular {
+                path: relative,
+                kind: crate::fsx::describe(&kind),
+            });
+        }
+        let metadata = fs_err::metadata(full).map_err(|error| SelectError::Read {
+            path: relative.clone(),
+            message: error.to_string(),
+        })?;
         let name = relative.rsplit('/').next().unwrap_or(&relative);
         if looks_secret(name) && !skillignore.matched(&relative, false).is_whitelist() {
             secrets.push(relative);
@@ -135,23 +201,128 @@ pub fn select(dir: &Path) -> Result<Vec<PackFile>, SelectError> {
             executable: is_executable(&metadata),
             size: metadata.len(),
             path: relative,
-            source,
+            source: full.to_path_buf(),
         });
     }
+    // Links last: each is packed only when its target was selected in its own right.
+    files.sort_by(|a, b| a.path.cmp(&b.path));
+    let mut linked = follow_links(&root, links, &files, &skillignore, &mut secrets)?;
     if !secrets.is_empty() {
         return Err(SelectError::Secrets(secrets));
     }
+    files.append(&mut linked);
     files.sort_by(|a, b| a.path.cmp(&b.path));
+    check_unpackable(&files, &root)?;
     Ok(files)
 }
 
-fn relative(root: &Path, full: &Path) -> String {
-    full.strip_prefix(root)
-        .unwrap_or(full)
+/// The links to pack: each as the file it points to, when that file was selected (`files`,
+/// sorted) in its own right. A link to a secret is added to `secrets`.
+fn follow_links(
+    root: &Path,
+    links: Vec<(String, PathBuf)>,
+    files: &[PackFile],
+    skillignore: &Gitignore,
+    secrets: &mut Vec<String>,
+) -> Result<Vec<PackFile>, SelectError> {
+    let mut linked = Vec::new();
+    for (relative, full) in links {
+        let (target, metadata) = resolve_link(root, &full, &relative)?;
+        let target_relative = checked_relative(root, &target)?;
+        let target_name = target_relative
+            .rsplit('/')
+            .next()
+            .unwrap_or(&target_relative);
+        if looks_secret(target_name) && !skillignore.matched(&target_relative, false).is_whitelist()
+        {
+            secrets.push(format!("{relative} (a link to {target_relative})"));
+            continue;
+        }
+        let selected = files
+            .binary_search_by(|file| file.path.as_str().cmp(&target_relative))
+            .is_ok();
+        if !selected {
+            continue;
+        }
+        linked.push(PackFile {
+            executable: is_executable(&metadata),
+            size: metadata.len(),
+            path: relative,
+            source: target,
+        });
+    }
+    Ok(linked)
+}
+
+/// A `.skill` archive, by its name.
+fn is_archive(name: &str) -> bool {
+    name.len() > ".skill".len()
+        && name
+            .get(name.len() - ".skill".len()..)
+            .is_some_and(|end| end.eq_ignore_ascii_case(".skill"))
+}
+
+/// Refuses a selection of the skill in `root` that `unpack` would refuse.
+fn check_unpackable(files: &[PackFile], root: &Path) -> Result<(), SelectError> {
+    let limits = crate::pack::extract::Limits::default();
+    if files.len() > limits.max_files {
+        return Err(SelectError::TooMany(limits.max_files));
+    }
+    let total = files.iter().map(|file| file.size).sum::<u64>();
+    if total > limits.max_bytes {
+        return Err(SelectError::TooBig(total, limits.max_bytes));
+    }
+    let mut seen: std::collections::HashMap<String, &str> =
+        std::collections::HashMap::with_capacity(files.len());
+    for file in files {
+        if let Some(first) = seen.insert(file.path.to_lowercase(), &file.path) {
+            return Err(SelectError::CaseClash(first.to_owned(), file.path.clone()));
+        }
+    }
+    if files.iter().any(|file| file.path == "SKILL.md") {
+        return Ok(());
+    }
+    let reason = if files
         .iter()
-        .map(|part| part.to_string_lossy())
-        .collect::<Vec<_>>()
-        .join("/")
+        .any(|file| file.path.eq_ignore_ascii_case("SKILL.md"))
+    {
+        "the skill file must be spelt `SKILL.md`, which is what agents and unpack look for"
+    } else if root.join("SKILL.md").is_file() {
+        "SKILL.md is excluded by .skillignore or .gitignore"
+    } else {
+        "the skill folder has no SKILL.md"
+    };
+    Err(SelectError::NoSkillFile(reason.to_owned()))
+}
+
+/// `full`'s path inside `root`, `/`-separated, refusing names an archive cannot carry safely.
+fn checked_relative(root: &Path, full: &Path) -> Result<String, SelectError> {
+    let inside = full.strip_prefix(root).unwrap_or(full);
+    let mut parts = Vec::new();
+    for part in inside {
+        let Some(part) = part.to_str() else {
+            return Err(SelectError::BadName {
+                path: inside.to_string_lossy().into_owned(),
+                reason: "bytes that are not UTF-8",
+            });
+        };
+        parts.push(part);
+    }
+    let relative = parts.join("/");
+    let reason = if relative.chars().any(char::is_control) {
+        Some("a control character (such as a line break)")
+    } else if relative.contains('\\') {
+        Some("a backslash")
+    } else {
+        None
+    };
+    match reason {
+        Some(reason) => Err(SelectError::BadName {
+            path: relative.escape_debug().to_string(),
+            reason,
+        }),
+        None => Ok(relative),
+    }
 }
 
 /// The root `.skillignore`, to tell an explicit inclusion from the default.
@@ -187,6 +358,12 @@ fn resolve_link(
         return Err(link(
             "to a folder; copy the folder into the skill, or remove the link",
         ));
+    }
+    if !metadata.is_file() {
+        return Err(link(&format!(
+            "to {}; a skill holds only regular files",
+            crate::fsx::describe(&metadata.file_type())
+        )));
     }
     Ok((target, metadata))
 }

@@ -76,14 +76,8 @@ pub struct ErrorDetail {
     pub detail: String,
 }
 
-/// Whether `name` can be a registry name: the spec's characters, ASCII only.
+/// Whether `name` can be a registry name: one that is safe as a folder name everywhere (see
+/// [`crate::pack::valid_skill_name`]).
 pub fn valid_name(name: &str) -> bool {
-    !name.is_empty()
-        && name.len() <= 64
-        && name
-            .chars()
-            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
-        && !name.starts_with('-')
-        && !name.ends_with('-')
-        && !name.contains("--")
+    crate::pack::valid_skill_name(name)
 }

@@ -3,5 +3,6 @@
 
 pub mod api;
 pub mod client;
+pub mod lockfile;
 pub mod server;
 pub mod store;

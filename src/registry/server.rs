@@ -487,15 +487,27 @@ struct Inspected {
 /// Extracts the archive with the safe extractor, validates it for the open spec and checks
 /// that its name is the URL's.
 fn inspect(upload: &Path, unpack: &Path, url_name: &str) -> Result<Inspected, Failure> {
-    let limits = Limits {
-        max_bytes: 256 * 1024 * 1024,
-        ..Limits::default()
+    let options = extract::Options {
+        limits: Limits {
+            max_bytes: 256 * 1024 * 1024,
+            ..Limits::default()
+        },
+        // The folder is read once and thrown away: nothing to make durable.
+        durable: false,
+        ..extract::Options::new(url_name)
     };
-    let extracted = extract::extract(upload, unpack, url_name, false, limits).map_err(|error| {
-        fail(
-            StatusCode::UNPROCESSABLE_ENTITY,
-            format!("the archive was refused: {error}"),
-        )
+    let extracted = extract::extract(upload, unpack, &options).map_err(|error| {
+        if error.is_refusal() {
+            fail(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                format!("the archive was refused: {error}"),
+            )
+        } else {
+            fail(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                format!("the registry could not unpack the archive: {error}"),
+            )
+        }
     })?;
     let skill_file = extracted.dir.join("SKILL.md");
     let skill = Skill::load(&skill_file).map_err(|e| {

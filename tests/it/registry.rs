@@ -9,14 +9,14 @@ use std::process::{Child, Command, Stdio};
 use crate::common::{TestContext, run};
 
 /// A running registry; killed when dropped.
-struct Registry {
+pub(crate) struct Registry {
     child: Child,
-    url: String,
+    pub(crate) url: String,
     data: PathBuf,
 }
 
 impl Registry {
-    fn start(data: &Path, extra: &[&str]) -> Self {
+    pub(crate) fn start(data: &Path, extra: &[&str]) -> Self {
         let mut command = Command::new(insta_cmd::get_cargo_bin("skillpkg"));
         command.args(["registry", "serve", "--data"]).arg(data);
         if !extra.contains(&"--addr") {
@@ -44,7 +44,7 @@ impl Registry {
         }
     }
 
-    fn token(&self, user: &str) -> String {
+    pub(crate) fn token(&self, user: &str) -> String {
         let output = Command::new(insta_cmd::get_cargo_bin("skillpkg"))
             .args(["registry", "token", "create", "--user", user, "--data"])
             .arg(&self.data)
@@ -67,7 +67,7 @@ impl Drop for Registry {
 }
 
 /// The CLI against `registry`, as `token`'s owner (or anonymous).
-fn cli(
+pub(crate) fn cli(
     context: &TestContext,
     registry: &Registry,
     token: Option<&str>,
@@ -84,14 +84,14 @@ fn cli(
     run(command)
 }
 
-fn skill(context: &TestContext, name: &str, version: &str, body: &str) {
+pub(crate) fn skill(context: &TestContext, name: &str, version: &str, body: &str) {
     context.write(
         &format!("work/{name}/SKILL.md"),
         format!("---\nname: {name}\ndescription: Registry fixture {name}. Use when a registry test needs it.\nmetadata:\n  version: \"{version}\"\n---\n\n{body}\n"),
     );
 }
 
-fn agent() -> ureq::Agent {
+pub(crate) fn agent() -> ureq::Agent {
     ureq::Agent::config_builder()
         .http_status_as_error(false)
         .build()
@@ -112,13 +112,13 @@ fn put(registry: &Registry, path: &str, token: &str, body: &[u8], checksum: &str
     )
 }
 
-fn sha256(bytes: &[u8]) -> String {
+pub(crate) fn sha256(bytes: &[u8]) -> String {
     use sha2::Digest as _;
     skillpkg::pack::archive::hex(&sha2::Sha256::digest(bytes))
 }
 
 /// Packs `work/<name>` with the real CLI and returns the archive's bytes.
-fn packed(context: &TestContext, name: &str) -> Vec<u8> {
+pub(crate) fn packed(context: &TestContext, name: &str) -> Vec<u8> {
     let output = format!("packs/{name}.skill");
     let (code, _, stderr) =
         run(context.command(&["package", &format!("work/{name}"), "-o", &output]));

@@ -1,0 +1,71 @@
+//! Ctrl-C (and SIGTERM, SIGHUP) in the middle of writing: the staging folders skillpkg is
+//! filling are removed before the process exits, so an interrupted `unpack` or `install` leaves
+//! nothing behind. Whatever a kill that cannot be caught leaves is cleaned by the next run (see
+//! [`crate::pack::extract`]).
+//!
+//! The command layer calls [`install`] once; library code registers what it is writing with
+//! [`Cleanup::register`]. A long-running server (`registry serve`) does not install the handler:
+//! it shuts down gracefully on its own.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Mutex, PoisonError};
+
+/// The exit status of a process ended by SIGINT, by shell convention (128 + 2).
+pub const INTERRUPTED_EXIT: i32 = 130;
+
+static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+static NEXT_ID: AtomicU64 = AtomicU64::new(0);
+static PENDING: Mutex<Vec<(u64, PathBuf)>> = Mutex::new(Vec::new());
+
+/// Installs the handler: on the first signal it stops new work ([`interrupted`]), removes every
+/// registered folder and exits with status 130.
+pub fn install() {
+    // Failing to install (another handler is already set) only loses the clean-up.
+    let _ = ctrlc::set_handler(|| {
+        INTERRUPTED.store(true, Ordering::SeqCst);
+        let pending = std::mem::take(&mut *PENDING.lock().unwrap_or_else(PoisonError::into_inner));
+        for (_, path) in pending {
+            // A writer may add a file between two passes; a few passes win the race.
+            for _ in 0..5 {
+                match std::fs::remove_dir_all(&path) {
+                    Err(error) if error.kind() != std::io::ErrorKind::NotFound => {}
+                    _ => break,
+                }
+            }
+        }
+        std::process::exit(INTERRUPTED_EXIT);
+    });
+}
+
+/// Whether a signal arrived: loops that write many files stop at the next one.
+pub fn interrupted() -> bool {
+    INTERRUPTED.load(Ordering::Relaxed)
+}
+
+/// A folder to remove if the process is interrupted while this value lives.
+#[derive(Debug)]
+pub struct Cleanup {
+    id: u64,
+}
+
+impl Cleanup {
+    /// Registers `path` (a staging folder) for removal on interruption.
+    pub fn register(path: &Path) -> Self {
+        let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
+        PENDING
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push((id, path.to_path_buf()));
+        Self { id }
+    }
+}
+
+impl Drop for Cleanup {
+    fn drop(&mut self) {
+        PENDING
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .retain(|(id, _)| *id != self.id);
+    }
+}

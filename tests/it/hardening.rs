@@ -1,0 +1,436 @@
+//! Regression tests for attacks a hostile review found: each reproduces the attack and checks
+//! that skillpkg refuses it and loses nothing. (`install`'s are in `install.rs`.)
+
+use std::path::Path;
+
+use crate::common::{TestContext, run};
+
+const SKILL: &str = "---\nname: s\ndescription: A hostile-input fixture. Use when a hardening test needs a skill.\n---\n\nBody.\n";
+
+/// A zip written byte by byte, so that it can lie: each entry's central and local names, its
+/// data (stored), and whether the end record defers to zip64; `declared` overrides the entry
+/// count the end record gives.
+struct RawZip {
+    entries: Vec<(String, String, Vec<u8>)>,
+    zip64: bool,
+    declared: Option<u16>,
+}
+
+impl RawZip {
+    fn new(entries: &[(&str, &str, &[u8])]) -> Self {
+        Self {
+            entries: entries
+                .iter()
+                .map(|(central, local, data)| {
+                    ((*central).to_owned(), (*local).to_owned(), data.to_vec())
+                })
+                .collect(),
+            zip64: false,
+            declared: None,
+        }
+    }
+
+    fn bytes(&self) -> Vec<u8> {
+        let mut out = Vec::new();
+        let mut central = Vec::new();
+        for (name, local, data) in &self.entries {
+            let offset = u32::try_from(out.len()).unwrap();
+            let crc = crc32fast::hash(data);
+            let len = u32::try_from(data.len()).unwrap();
+            out.extend_from_slice(&0x0403_4b50u32.to_le_bytes());
+            out.extend_from_slice(&[20, 0, 0, 0, 0, 0, 0, 0, 0x21, 0]);
+            out.extend_from_slice(&crc.to_le_bytes());
+            out.extend_from_slice(&len.to_le_bytes());
+            out.extend_from_slice(&len.to_le_bytes());
+            out.extend_from_slice(&u16::try_from(local.len()).unwrap().to_le_bytes());
+            out.extend_from_slice(&0u16.to_le_bytes());
+            out.extend_from_slice(local.as_bytes());
+            out.extend_from_slice(data);
+            central.extend_from_slice(&0x0201_4b50u32.to_le_bytes());
+            central.extend_from_slice(&[20, 3, 20, 0, 0, 0, 0, 0, 0, 0, 0x21, 0]);
+            central.extend_from_slice(&crc.to_le_bytes());
+            central.extend_from_slice(&len.to_le_bytes());
+            central.extend_from_slice(&len.to_le_bytes());
+            central.extend_from_slice(&u16::try_from(name.len()).unwrap().to_le_bytes());
+            central.extend_from_slice(&[0, 0, 0, 0, 0, 0, 0, 0]);
+            central.extend_from_slice(&(0o100_644u32 << 16).to_le_bytes());
+            central.extend_from_slice(&offset.to_le_bytes());
+            central.extend_from_slice(name.as_bytes());
+        }
+        let cd_offset = out.len() as u64;
+        let count = self
+            .declared
+            .unwrap_or_else(|| u16::try_from(self.entries.len()).unwrap());
+        out.extend_from_slice(&central);
+        if self.zip64 {
+            let record = out.len() as u64;
+            out.extend_from_slice(&0x0606_4b50u32.to_le_bytes());
+            out.extend_from_slice(&44u64.to_le_bytes());
+            out.extend_from_slice(&[45, 3, 45, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
+            out.extend_from_slice(&u64::from(count).to_le_bytes());
+            out.extend_from_slice(&u64::from(count).to_le_bytes());
+            out.extend_from_slice(&(central.len() as u64).to_le_bytes());
+            out.extend_from_slice(&cd_offset.to_le_bytes());
+            out.extend_from_slice(&0x0706_4b50u32.to_le_bytes());
+            out.extend_from_slice(&0u32.to_le_bytes());
+            out.extend_from_slice(&record.to_le_bytes());
+            out.extend_from_slice(&1u32.to_le_bytes());
+        }
+        out.extend_from_slice(&0x0605_4b50u32.to_le_bytes());
+        out.extend_from_slice(&[0, 0, 0, 0]);
+        let small = if self.zip64 { 0xFFFF } else { count };
+        out.extend_from_slice(&small.to_le_bytes());
+        out.extend_from_slice(&small.to_le_bytes());
+        if self.zip64 {
+            out.extend_from_slice(&[0xFF; 8]);
+        } else {
+            out.extend_from_slice(&u32::try_from(central.len()).unwrap().to_le_bytes());
+            out.extend_from_slice(&u32::try_from(cd_offset).unwrap().to_le_bytes());
+        }
+        out.extend_from_slice(&0u16.to_le_bytes());
+        out
+    }
+}
+
+fn files_under(dir: &Path) -> usize {
+    if !dir.exists() {
+        return 0;
+    }
+    fs_err::read_dir(dir).unwrap().count()
+}
+
+/// Archives that lie about their contents are refused by `unpack`, which writes nothing.
+#[test]
+fn archives_that_lie_are_refused() {
+    let context = TestContext::new();
+    let evil: &[u8] = b"---\nname: s\ndescription: The second SKILL.md, which used to win.\n---\n";
+    let mut zip64_duplicate = RawZip::new(&[
+        ("s/SKILL.md", "s/SKILL.md", SKILL.as_bytes()),
+        ("s/SKILL.md", "s/SKILL.md", evil),
+    ]);
+    zip64_duplicate.zip64 = true;
+    let local_escape = RawZip::new(&[
+        ("s/SKILL.md", "s/SKILL.md", SKILL.as_bytes()),
+        ("s/notes.md", "../../x", b"escaped"),
+    ]);
+    let mut fewer = RawZip::new(&[
+        ("s/SKILL.md", "s/SKILL.md", SKILL.as_bytes()),
+        ("s/a.md", "s/a.md", b"a"),
+    ]);
+    fewer.declared = Some(3);
+    let mut more = RawZip::new(&[
+        ("s/SKILL.md", "s/SKILL.md", SKILL.as_bytes()),
+        ("s/a.md", "s/a.md", b"a"),
+    ]);
+    more.declared = Some(1);
+    let git_folder = RawZip::new(&[(".git/SKILL.md", ".git/SKILL.md", SKILL.as_bytes())]);
+    let cases = [
+        ("zip64-duplicate", zip64_duplicate, "twice"),
+        ("local-name", local_escape, "has the local name `../../x`"),
+        ("fewer-records", fewer, "declares 3 entries"),
+        ("more-records", more, "more than the 1 records it declares"),
+        ("git-folder", git_folder, "`.git` is not a valid skill name"),
+    ];
+    for (name, zip, expected) in cases {
+        let file = format!("{name}.skill");
+        context.write(&file, zip.bytes());
+        let (code, stdout, stderr) = run(context.command(&["unpack", &file, "--dir", "out"]));
+        assert_eq!((code, stdout.as_str()), (1, ""), "{name}: {stderr}");
+        assert!(stderr.contains(expected), "{name}: {stderr}");
+        assert_eq!(
+            files_under(&context.root().join("out")),
+            0,
+            "{name} left files"
+        );
+        assert!(!context.root().join("x").exists());
+    }
+    // The honest version of the same bytes unpacks, so the refusals are not the builder's fault.
+    let honest = RawZip::new(&[("s/SKILL.md", "s/SKILL.md", SKILL.as_bytes())]);
+    context.write("honest.skill", honest.bytes());
+    let (code, _, stderr) = run(context.command(&["unpack", "honest.skill", "--dir", "out"]));
+    assert_eq!(code, 0, "{stderr}");
+    let mut zip64 = RawZip::new(&[("s/SKILL.md", "s/SKILL.md", SKILL.as_bytes())]);
+    zip64.zip64 = true;
+    context.write("honest64.skill", zip64.bytes());
+    let (code, _, stderr) = run(context.command(&["unpack", "honest64.skill", "--dir", "out64"]));
+    assert_eq!(code, 0, "{stderr}");
+}
+
+/// The names in an archive, read back by the zip crate.
+fn entries(archive: &Path) -> Vec<String> {
+    let zip = zip::ZipArchive::new(fs_err::File::open(archive).unwrap()).unwrap();
+    let mut names: Vec<String> = zip.file_names().map(str::to_owned).collect();
+    names.sort();
+    names
+}
+
+/// `lint --fix` on keys with empty values (`allowed-tools:`) used to insert `""` at the key and
+/// add 20 more quotes per run. Null values are left alone; a second run changes nothing; the
+/// result still validates.
+#[test]
+fn lint_fix_leaves_null_values_alone_and_is_idempotent() {
+    let context = TestContext::new();
+    let text = "---\nname: s\ndescription: A hostile-input fixture. Use when a hardening test needs a skill.\nallowed-tools:\nmodel:\npaths:\nmetadata:\n  version: 1.0\n  owner: null\n---\n\nBody.\n";
+    let path = context.skill("s", text);
+    let lint = |extra: &[&str]| {
+        let mut args = vec!["lint", "s", "--target", "claude-code"];
+        args.extend_from_slice(extra);
+        run(context.command(&args))
+    };
+    let (code, _, stderr) = lint(&["--fix"]);
+    assert!(code == 0 || code == 1, "{stderr}");
+    let once = fs_err::read_to_string(&path).unwrap();
+    assert_eq!(
+        once,
+        text.replace("version: 1.0", "version: \"1.0\""),
+        "only the ambiguous version was quoted"
+    );
+    let (_, _, stderr) = lint(&["--fix"]);
+    assert!(stderr.contains("Fixed 0 problems"), "{stderr}");
+    assert_eq!(fs_err::read_to_string(&path).unwrap(), once);
+    let (code, _, stderr) = run(context.command(&["validate", "s", "--target", "claude-code"]));
+    assert_eq!(code, 0, "{stderr}");
+}
+
+#[cfg(unix)]
+fn symlink(target: &str, link: &Path) {
+    std::os::unix::fs::symlink(target, link).unwrap();
+}
+
+/// A link packs its target's bytes under the link's name, so the rules that keep a file out
+/// (secrets, hidden files, VCS folders, ignore files) apply to the target too.
+#[cfg(unix)]
+#[test]
+fn links_cannot_smuggle_what_is_kept_out() {
+    let context = TestContext::new();
+    context.skill("s", SKILL);
+    context.write("s/.env", "API_KEY=hunter2\n");
+    symlink(".env", &context.root().join("s/notes.txt"));
+    let (code, _, stderr) = run(context.command(&["package", "s", "-o", "out/s.skill"]));
+    assert_eq!(code, 1, "{stderr}");
+    assert!(
+        stderr.contains("`notes.txt (a link to .env)` looks like a secret"),
+        "{stderr}"
+    );
+    assert!(!context.root().join("out/s.skill").exists());
+    fs_err::remove_file(context.root().join("s/notes.txt")).unwrap();
+
+    context.write(
+        "s/.git/config",
+        "[remote]\n  url = https://token@example.com\n",
+    );
+    symlink(".git/config", &context.root().join("s/config.txt"));
+    context.write("s/.hidden/key.txt", "not for the archive\n");
+    symlink(".hidden/key.txt", &context.root().join("s/key.txt"));
+    context.write("s/private.md", "ignored\n");
+    context.write("s/.skillignore", "private.md\n");
+    symlink("private.md", &context.root().join("s/public.md"));
+    context.write("s/references/guide.md", "# Guide\n");
+    symlink("references/guide.md", &context.root().join("s/guide.md"));
+    let (code, _, stderr) = run(context.command(&["package", "s", "-o", "out/s.skill"]));
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(
+        entries(&context.root().join("out/s.skill")),
+        ["s/SKILL.md", "s/guide.md", "s/references/guide.md"],
+        "links to excluded files are left out with them; a link to a packed file is packed"
+    );
+}
+
+/// `package` never packs its own output: not the output folder inside the skill, not any
+/// `*.skill` archive, however many times it runs.
+#[test]
+fn package_never_packs_its_own_output() {
+    let context = TestContext::new();
+    context.skill("s", SKILL);
+    context.write("s/old-build.skill", "an archive from before\n");
+    let mut inside = context.command(&["package"]);
+    inside.current_dir(context.root().join("s"));
+    for _ in 0..2 {
+        let (code, stdout, stderr) = run(context.command(&["package", "s", "-o", "s/out/s.skill"]));
+        assert_eq!(code, 0, "{stderr}");
+        assert_eq!(stdout.trim(), "s/out/s.skill");
+        assert_eq!(
+            entries(&context.root().join("s/out/s.skill")),
+            ["s/SKILL.md"]
+        );
+    }
+    // From inside the skill, the default dist/ lands there too; it is never packed.
+    for _ in 0..2 {
+        let mut command = context.command(&["package"]);
+        command.current_dir(context.root().join("s"));
+        let (code, stdout, stderr) = run(command);
+        assert_eq!(code, 0, "{stderr}");
+        assert_eq!(
+            entries(&context.root().join("s").join(stdout.trim())),
+            ["s/SKILL.md"]
+        );
+    }
+}
+
+/// A skill, its extra files with their text, and what the refusal says.
+type Case<'a> = (&'a str, &'a [(&'a str, &'a str)], &'a str);
+
+/// `package` refuses what `unpack` would refuse, before writing an archive.
+#[test]
+fn package_refuses_what_unpack_would_refuse() {
+    let context = TestContext::new();
+    let cases: &[Case<'_>] = &[
+        (
+            "ignored",
+            &[(".skillignore", "SKILL.md\n")],
+            "SKILL.md is excluded by .skillignore",
+        ),
+        (
+            "case",
+            &[("a.md", "a"), ("A.md", "b")],
+            "differ only in case",
+        ),
+        (
+            "backslash",
+            &[("a\\b.md", "x")],
+            "has a backslash in its name",
+        ),
+        ("newline", &[("a\nb.md", "x")], "has a control character"),
+    ];
+    for (name, files, expected) in cases {
+        let dir = (*name).to_owned();
+        context.write(
+            &format!("{dir}/SKILL.md"),
+            SKILL.replace("name: s", &format!("name: {name}")),
+        );
+        for (file, text) in *files {
+            context.write(&format!("{dir}/{file}"), text);
+        }
+        let output = format!("out/{name}.skill");
+        let (code, _, stderr) = run(context.command(&["package", &dir, "-o", &output]));
+        assert_eq!(code, 1, "{name}: {stderr}");
+        assert!(stderr.contains(expected), "{name}: {stderr}");
+        assert!(!context.root().join(&output).exists(), "{name}");
+    }
+    // A highly compressible skill that unpack would take for a bomb is refused too.
+    context.write("zeros/SKILL.md", SKILL.replace("name: s", "name: zeros"));
+    context.write("zeros/data.bin", vec![0u8; 40 * 1024 * 1024]);
+    let (code, _, stderr) = run(context.command(&["package", "zeros", "-o", "out/zeros.skill"]));
+    assert_eq!(code, 1, "{stderr}");
+    assert!(
+        stderr.contains("would be refused when unpacked"),
+        "{stderr}"
+    );
+    assert!(!context.root().join("out/zeros.skill").exists());
+}
+
+/// Runs `command`, killing it if it has not finished within a minute (a hang is the bug).
+fn run_or_kill(mut command: std::process::Command) -> (i32, String, String) {
+    use std::io::Read as _;
+    let mut child = command
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("{command:?} hung");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    let (mut stdout, mut stderr) = (String::new(), String::new());
+    child
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut stdout)
+        .unwrap();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .unwrap();
+    (status.code().unwrap_or(-1), stdout, stderr)
+}
+
+#[cfg(target_os = "linux")]
+fn mkfifo(path: &Path) {
+    let status = std::process::Command::new("mkfifo")
+        .arg(path)
+        .status()
+        .unwrap();
+    assert!(status.success());
+}
+
+/// A `SKILL.md` that is a FIFO or a link to `/dev/zero` (git commits both) used to hang or grow
+/// to gigabytes; a FIFO anywhere in a skill hung `lint`, `preview` and `package`. They are
+/// refused, naming the file, and every command finishes.
+#[cfg(target_os = "linux")]
+#[test]
+fn files_that_are_not_regular_are_refused_without_hanging() {
+    let context = TestContext::new();
+    fs_err::create_dir_all(context.root().join("fifo")).unwrap();
+    mkfifo(&context.root().join("fifo/SKILL.md"));
+    fs_err::create_dir_all(context.root().join("zero")).unwrap();
+    symlink("/dev/zero", &context.root().join("zero/SKILL.md"));
+    let commands: &[&[&str]] = &[
+        &["validate"],
+        &["lint"],
+        &["preview", "--target", "claude-code"],
+        &["package", "-o", "out.skill"],
+    ];
+    for skill in ["fifo", "zero"] {
+        for args in commands {
+            let mut all = args.to_vec();
+            all.insert(1, skill);
+            let (code, _, stderr) = run_or_kill(context.command(&all));
+            assert_ne!(code, 0, "{all:?}: {stderr}");
+            assert!(
+                stderr.contains("SKILL.md")
+                    && (stderr.contains("not a regular file") || stderr.contains("no SKILL.md")),
+                "{all:?}: {stderr}"
+            );
+        }
+    }
+    // A FIFO beside a sound SKILL.md.
+    context.skill("s", SKILL);
+    fs_err::create_dir_all(context.root().join("s/references")).unwrap();
+    mkfifo(&context.root().join("s/references/pipe.md"));
+    for args in [
+        &["validate", "s"][..],
+        &["lint", "s"],
+        &["preview", "s", "--target", "claude-code"],
+    ] {
+        let (code, _, stderr) = run_or_kill(context.command(args));
+        assert!(code == 0 || code == 1, "{args:?}: {stderr}");
+    }
+    let (code, _, stderr) = run_or_kill(context.command(&["package", "s", "-o", "out/s.skill"]));
+    assert_eq!(code, 1, "{stderr}");
+    assert!(
+        stderr.contains("`references/pipe.md` is a FIFO"),
+        "{stderr}"
+    );
+}
+
+/// A skill file over the read cap is refused at once, not read whole.
+#[test]
+fn a_huge_skill_file_is_refused_naming_it() {
+    let context = TestContext::new();
+    let mut text = SKILL.to_owned();
+    text.push_str(&"A line of a generated monster.\n".repeat(40_000));
+    context.skill("big", &text.replace("name: s", "name: big"));
+    for args in [
+        &["validate", "big"][..],
+        &["lint", "big"],
+        &["preview", "big"],
+    ] {
+        let (code, _, stderr) = run_or_kill(context.command(args));
+        assert_eq!(code, 2, "{args:?}: {stderr}");
+        assert!(
+            stderr.contains("big/SKILL.md is larger than 1048576 bytes"),
+            "{args:?}: {stderr}"
+        );
+    }
+}

@@ -1,0 +1,357 @@
+//! `install` in a hostile world: a `skills.lock` edited to point anywhere, a registry that
+//! answers with another name, and installed folders that someone else made or changed. Each
+//! test reproduces an attack and checks that nothing outside the skills folder is touched.
+
+use std::io::{BufRead as _, BufReader, Write as _};
+use std::net::TcpListener;
+use std::path::Path;
+
+use crate::common::{TestContext, run};
+use crate::registry::{Registry, cli, skill};
+
+/// `skillpkg ARGS` run in `project/` against `registry`, anonymously.
+fn in_project(context: &TestContext, url: &str, args: &[&str]) -> (i32, String, String) {
+    let mut command = context.command(args);
+    command
+        .current_dir(context.root().join("project"))
+        .env("SKILLPKG_REGISTRY", url)
+        .env("SKILLPKG_CONFIG_DIR", context.root().join("config"))
+        .env_remove("SKILLPKG_TOKEN");
+    run(command)
+}
+
+/// Publishes `work/<name>` at `version` as `token`'s owner.
+fn publish(
+    context: &TestContext,
+    registry: &Registry,
+    token: &str,
+    name: &str,
+    version: &str,
+    body: &str,
+) {
+    skill(context, name, version, body);
+    let (code, _, stderr) = cli(
+        context,
+        registry,
+        Some(token),
+        &["publish", &format!("work/{name}")],
+    );
+    assert_eq!(code, 0, "{stderr}");
+}
+
+/// The `[[skill]]` entry `info` would let anyone write: real digests of a real version.
+fn entry_for(context: &TestContext, registry: &Registry, name: &str, dir: &str) -> String {
+    let (code, stdout, stderr) = cli(context, registry, None, &["info", name]);
+    assert_eq!(code, 0, "{stderr}");
+    let line = stdout.lines().find(|line| line.contains("sha256")).unwrap();
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let (version, sha, digest) = (words[0], words[2], words[3]);
+    format!(
+        "[[skill]]\nname = \"{name}\"\nversion = \"{version}\"\nregistry = \"{}\"\nsha256 = \"{sha}\"\ndigest = \"{digest}\"\ndir = \"{dir}\"\n",
+        registry.url
+    )
+}
+
+fn tree(dir: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(folder) = pending.pop() {
+        for entry in fs_err::read_dir(&folder).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                pending.push(path.clone());
+            }
+            out.push(
+                path.strip_prefix(dir)
+                    .unwrap()
+                    .to_string_lossy()
+                    .into_owned(),
+            );
+        }
+    }
+    out.sort();
+    out
+}
+
+/// A lock edited in a pull request cannot make `install` write outside the project or replace a
+/// folder skillpkg did not install, even with digests copied from `skillpkg info`.
+#[test]
+fn a_hostile_lockfile_writes_and_removes_nothing() {
+    let context = TestContext::new();
+    let registry = Registry::start(&context.root().join("data"), &[]);
+    let alice = registry.token("alice");
+    // A skill named like the project's own folders, so that only the lock's `dir` decides.
+    publish(
+        &context,
+        &registry,
+        &alice,
+        "src",
+        "1.0.0",
+        "Not your source code.",
+    );
+    context.write("project/src/main.rs", "fn main() {}\n");
+    context.write("outside/src/keep.txt", "precious\n");
+    let before_project = tree(&context.root().join("project"));
+    let before_outside = tree(&context.root().join("outside"));
+    let absolute = context.root().join("outside").display().to_string();
+    for dir in [
+        ".",
+        "../outside",
+        &absolute,
+        "a/../../outside",
+        "./.git/hooks",
+    ] {
+        let lock = format!(
+            "version = 1\n{}",
+            entry_for(&context, &registry, "src", dir)
+        );
+        context.write("project/skills.lock", &lock);
+        let (code, _, stderr) = in_project(&context, &registry.url, &["install"]);
+        assert_ne!(code, 0, "{dir}: {stderr}");
+        assert!(
+            stderr.contains("skills.lock") || stderr.contains("was not installed by skillpkg"),
+            "{dir}: {stderr}"
+        );
+        let mut after = tree(&context.root().join("project"));
+        after.retain(|path| path != "skills.lock");
+        let mut expected = before_project.clone();
+        expected.retain(|path| path != "skills.lock");
+        assert_eq!(after, expected, "{dir}: the project is untouched");
+        assert_eq!(
+            tree(&context.root().join("outside")),
+            before_outside,
+            "{dir}"
+        );
+        assert_eq!(
+            fs_err::read_to_string(context.root().join("project/src/main.rs")).unwrap(),
+            "fn main() {}\n"
+        );
+    }
+    // An entry that names no valid skill is refused before anything is fetched.
+    for name in [".git", ".ssh", "-rf", "CON"] {
+        let lock = format!(
+            "version = 1\n{}",
+            entry_for(&context, &registry, "src", ".claude/skills")
+        )
+        .replace("name = \"src\"", &format!("name = \"{name}\""));
+        context.write("project/skills.lock", &lock);
+        let (code, _, stderr) = in_project(&context, &registry.url, &["install"]);
+        assert_eq!(code, 2, "{name}: {stderr}");
+        assert!(
+            stderr.contains("not a valid skill name"),
+            "{name}: {stderr}"
+        );
+        assert!(!context.root().join("project/.claude").exists(), "{name}");
+    }
+}
+
+/// A registry that answers `info foo` with another name cannot choose the folder.
+#[test]
+fn the_folder_is_the_name_asked_for_never_the_registry_s() {
+    let context = TestContext::new();
+    fs_err::create_dir_all(context.root().join("project")).unwrap();
+    let url = lying_registry(".git");
+    let (code, _, stderr) = in_project(&context, &url, &["install", "foo"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("the registry answered with `.git`"),
+        "{stderr}"
+    );
+    for name in [".git", ".ssh", "-rf", "CON", "../x"] {
+        let (code, _, stderr) = in_project(&context, &url, &["install", "--", name]);
+        assert_eq!(code, 2, "{name}: {stderr}");
+        assert!(stderr.contains("is not a skill name"), "{name}: {stderr}");
+    }
+    assert_eq!(tree(&context.root().join("project")), Vec::<String>::new());
+}
+
+/// A loopback HTTP server that answers every request with skill metadata naming `name`.
+fn lying_registry(name: &str) -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let body = format!(
+        "{{\"name\":\"{name}\",\"description\":\"x\",\"owners\":[],\"versions\":[{{\"version\":\"1.0.0\",\"checksum\":\"{}\",\"digest\":\"h1:{}=\",\"size\":1,\"yanked\":false,\"published_at\":0,\"publisher\":\"x\"}}]}}",
+        "a".repeat(64),
+        "A".repeat(43)
+    );
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            let mut reader = BufReader::new(stream.try_clone().unwrap());
+            let mut line = String::new();
+            while reader.read_line(&mut line).is_ok_and(|n| n > 2) {
+                line.clear();
+            }
+            let _ = write!(
+                stream,
+                "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                body.len()
+            );
+        }
+    });
+    url
+}
+
+/// skillpkg replaces a folder it installed, on upgrade and when a teammate's skills.lock moves
+/// to a new version, but never one whose files someone changed since.
+#[test]
+fn an_installed_folder_is_replaced_only_while_it_is_as_installed() {
+    let context = TestContext::new();
+    let registry = Registry::start(&context.root().join("data"), &[]);
+    let alice = registry.token("alice");
+    publish(
+        &context,
+        &registry,
+        &alice,
+        "notes",
+        "1.0.0",
+        "Version one.",
+    );
+    publish(
+        &context,
+        &registry,
+        &alice,
+        "notes",
+        "2.0.0",
+        "Version two.",
+    );
+    fs_err::create_dir_all(context.root().join("project")).unwrap();
+    let skill_md = context.root().join("project/.claude/skills/notes/SKILL.md");
+    let (code, _, stderr) = in_project(&context, &registry.url, &["install", "notes@1.0.0"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        fs_err::read_to_string(&skill_md)
+            .unwrap()
+            .contains("Version one.")
+    );
+    let marker = context
+        .root()
+        .join("project/.claude/skills/notes/.skillpkg-installed");
+    assert!(
+        fs_err::read_to_string(&marker)
+            .unwrap()
+            .contains("version = \"1.0.0\"")
+    );
+    // Upgrade: the folder is replaced.
+    let (code, _, stderr) = in_project(&context, &registry.url, &["install", "notes@2.0.0"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        fs_err::read_to_string(&skill_md)
+            .unwrap()
+            .contains("Version two.")
+    );
+    // A teammate's skills.lock says 1.0.0 while the folder holds 2.0.0: `install` follows it.
+    let lock = context.root().join("project/skills.lock");
+    let (_, info, _) = cli(&context, &registry, None, &["info", "notes"]);
+    let v1 = info
+        .lines()
+        .find(|line| line.trim_start().starts_with("1.0.0"))
+        .unwrap();
+    let words: Vec<&str> = v1.split_whitespace().collect();
+    let lock_one = format!(
+        "version = 1\n[[skill]]\nname = \"notes\"\nversion = \"1.0.0\"\nregistry = \"{}\"\nsha256 = \"{}\"\ndigest = \"{}\"\ndir = \".claude/skills\"\n",
+        registry.url, words[2], words[3]
+    );
+    fs_err::write(&lock, &lock_one).unwrap();
+    let (code, _, stderr) = in_project(&context, &registry.url, &["install"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        fs_err::read_to_string(&skill_md)
+            .unwrap()
+            .contains("Version one.")
+    );
+    // Someone edits the installed copy: it is not replaced, and nothing is lost.
+    fs_err::write(&skill_md, "my local notes\n").unwrap();
+    let (code, _, stderr) = in_project(&context, &registry.url, &["install", "notes@2.0.0"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("was changed since skillpkg installed it"),
+        "{stderr}"
+    );
+    assert_eq!(
+        fs_err::read_to_string(&skill_md).unwrap(),
+        "my local notes\n"
+    );
+    // A folder the user made is never replaced.
+    context.write("project/.claude/skills/mine/SKILL.md", "mine\n");
+    publish(
+        &context,
+        &registry,
+        &alice,
+        "mine",
+        "1.0.0",
+        "From the registry.",
+    );
+    let (code, _, stderr) = in_project(&context, &registry.url, &["install", "mine"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("was not installed by skillpkg"), "{stderr}");
+    assert_eq!(
+        fs_err::read_to_string(context.root().join("project/.claude/skills/mine/SKILL.md"))
+            .unwrap(),
+        "mine\n"
+    );
+}
+
+/// `--dir` outside the project is refused: skills.lock could not record it.
+#[test]
+fn install_dir_must_be_inside_the_project() {
+    let context = TestContext::new();
+    fs_err::create_dir_all(context.root().join("project")).unwrap();
+    let (code, _, stderr) = in_project(
+        &context,
+        "http://127.0.0.1:1",
+        &["install", "x", "--dir", "../elsewhere"],
+    );
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("is outside the project"), "{stderr}");
+    assert!(!context.root().join("elsewhere").exists());
+}
+
+/// `--global` installs into the home folder and records it in the user's own skills.lock
+/// (relative to the home folder), never in the project's.
+#[test]
+fn a_global_install_has_its_own_lockfile() {
+    let context = TestContext::new();
+    let registry = Registry::start(&context.root().join("data"), &[]);
+    let alice = registry.token("alice");
+    publish(
+        &context,
+        &registry,
+        &alice,
+        "notes",
+        "1.0.0",
+        "Version one.",
+    );
+    fs_err::create_dir_all(context.root().join("project")).unwrap();
+    fs_err::create_dir_all(context.root().join("home")).unwrap();
+    let global = |args: &[&str]| {
+        let mut command = context.command(args);
+        command
+            .current_dir(context.root().join("project"))
+            .env("HOME", context.root().join("home"))
+            .env("SKILLPKG_REGISTRY", &registry.url)
+            .env("SKILLPKG_CONFIG_DIR", context.root().join("config"))
+            .env_remove("SKILLPKG_TOKEN");
+        run(command)
+    };
+    let (code, _, stderr) = global(&["install", "--global", "notes"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        context
+            .root()
+            .join("home/.claude/skills/notes/SKILL.md")
+            .is_file()
+    );
+    assert!(!context.root().join("project/skills.lock").exists());
+    let lock = fs_err::read_to_string(context.root().join("config/skills.lock")).unwrap();
+    assert!(lock.contains("dir = \".claude/skills\""), "{lock}");
+    fs_err::remove_dir_all(context.root().join("home/.claude")).unwrap();
+    let (code, _, stderr) = global(&["install", "--global"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        context
+            .root()
+            .join("home/.claude/skills/notes/SKILL.md")
+            .is_file()
+    );
+}
