@@ -463,15 +463,32 @@ mod tests {
 
     #[test]
     fn overlapping_entries_are_refused() {
+        // Entry `s/a`'s data holds a complete local entry `s/b`; the central record of `s/b`
+        // points into it, so the two share bytes (how overlap bombs expand without limit).
+        let inner = b"xyz";
+        let mut embedded = Vec::new();
+        embedded.extend_from_slice(&LOCAL.to_le_bytes());
+        embedded.extend_from_slice(&[20, 0, 0, 0, 0, 0, 0, 0, 0x21, 0]);
+        embedded.extend_from_slice(&crc32fast::hash(inner).to_le_bytes());
+        embedded.extend_from_slice(&3u32.to_le_bytes());
+        embedded.extend_from_slice(&3u32.to_le_bytes());
+        embedded.extend_from_slice(&3u16.to_le_bytes());
+        embedded.extend_from_slice(&0u16.to_le_bytes());
+        embedded.extend_from_slice(b"s/b");
+        embedded.extend_from_slice(inner);
         let mut bytes = Builder {
-            entries: vec![entry("s/a", "0123456789"), entry("s/b", "0123456789")],
+            entries: vec![
+                (b"s/a".to_vec(), b"s/a".to_vec(), embedded),
+                (b"s/b".to_vec(), b"s/b".to_vec(), inner.to_vec()),
+            ],
         }
         .bytes();
-        // Point the second record at the first entry's header: a classic overlap bomb.
+        assert!(check(&bytes).is_ok(), "the honest layout passes");
         let cd = usize::try_from(u32_at(&bytes, bytes.len() - 6).unwrap()).unwrap();
         let second = cd + CENTRAL_LEN + 3;
-        bytes[second + 42..second + 46].copy_from_slice(&0u32.to_le_bytes());
-        assert!(check(&bytes).is_err());
+        let inside_a = u32::try_from(LOCAL_LEN + 3).unwrap();
+        bytes[second + 42..second + 46].copy_from_slice(&inside_a.to_le_bytes());
+        assert!(matches!(check(&bytes), Err(AuditError::Overlap(..))));
     }
 
     #[test]

@@ -14,6 +14,9 @@ struct RawZip {
     entries: Vec<(String, String, Vec<u8>)>,
     zip64: bool,
     declared: Option<u16>,
+    /// Deflate the data (else store it) and declare this uncompressed size for every entry
+    /// (else the true one).
+    deflate_claiming: Option<u32>,
 }
 
 impl RawZip {
@@ -27,30 +30,41 @@ impl RawZip {
                 .collect(),
             zip64: false,
             declared: None,
+            deflate_claiming: None,
         }
     }
 
     fn bytes(&self) -> Vec<u8> {
         let mut out = Vec::new();
         let mut central = Vec::new();
-        for (name, local, data) in &self.entries {
+        for (name, local, plain) in &self.entries {
             let offset = u32::try_from(out.len()).unwrap();
-            let crc = crc32fast::hash(data);
+            let crc = crc32fast::hash(plain);
+            let (method, data, size) = match self.deflate_claiming {
+                Some(claimed) => {
+                    use std::io::Write as _;
+                    let mut encoder =
+                        flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::best());
+                    encoder.write_all(plain).unwrap();
+                    (8u8, encoder.finish().unwrap(), claimed)
+                }
+                None => (0u8, plain.clone(), u32::try_from(plain.len()).unwrap()),
+            };
             let len = u32::try_from(data.len()).unwrap();
             out.extend_from_slice(&0x0403_4b50u32.to_le_bytes());
-            out.extend_from_slice(&[20, 0, 0, 0, 0, 0, 0, 0, 0x21, 0]);
+            out.extend_from_slice(&[20, 0, 0, 0, method, 0, 0, 0, 0x21, 0]);
             out.extend_from_slice(&crc.to_le_bytes());
             out.extend_from_slice(&len.to_le_bytes());
-            out.extend_from_slice(&len.to_le_bytes());
+            out.extend_from_slice(&size.to_le_bytes());
             out.extend_from_slice(&u16::try_from(local.len()).unwrap().to_le_bytes());
             out.extend_from_slice(&0u16.to_le_bytes());
             out.extend_from_slice(local.as_bytes());
-            out.extend_from_slice(data);
+            out.extend_from_slice(&data);
             central.extend_from_slice(&0x0201_4b50u32.to_le_bytes());
-            central.extend_from_slice(&[20, 3, 20, 0, 0, 0, 0, 0, 0, 0, 0x21, 0]);
+            central.extend_from_slice(&[20, 3, 20, 0, 0, 0, method, 0, 0, 0, 0x21, 0]);
             central.extend_from_slice(&crc.to_le_bytes());
             central.extend_from_slice(&len.to_le_bytes());
-            central.extend_from_slice(&len.to_le_bytes());
+            central.extend_from_slice(&size.to_le_bytes());
             central.extend_from_slice(&u16::try_from(name.len()).unwrap().to_le_bytes());
             central.extend_from_slice(&[0, 0, 0, 0, 0, 0, 0, 0]);
             central.extend_from_slice(&(0o100_644u32 << 16).to_le_bytes());
@@ -124,12 +138,24 @@ fn archives_that_lie_are_refused() {
     ]);
     more.declared = Some(1);
     let git_folder = RawZip::new(&[(".git/SKILL.md", ".git/SKILL.md", SKILL.as_bytes())]);
+    // 8 MiB of zeros that claims 1 KiB: refused at the first byte past its claim.
+    let zeros = vec![0u8; 8 * 1024 * 1024];
+    let mut liar = RawZip::new(&[
+        ("s/SKILL.md", "s/SKILL.md", &zeros[..0]),
+        ("s/zeros.bin", "s/zeros.bin", &zeros),
+    ]);
+    liar.deflate_claiming = Some(1024);
     let cases = [
         ("zip64-duplicate", zip64_duplicate, "twice"),
         ("local-name", local_escape, "has the local name `../../x`"),
         ("fewer-records", fewer, "declares 3 entries"),
         ("more-records", more, "more than the 1 records it declares"),
         ("git-folder", git_folder, "`.git` is not a valid skill name"),
+        (
+            "lies-about-size",
+            liar,
+            "`zeros.bin` expands to more than the size it declares",
+        ),
     ];
     for (name, zip, expected) in cases {
         let file = format!("{name}.skill");
@@ -433,4 +459,82 @@ fn a_huge_skill_file_is_refused_naming_it() {
             "{args:?}: {stderr}"
         );
     }
+}
+
+/// A staging folder that a killed unpack left behind is removed by the next unpack into the
+/// same folder; one belonging to a live process is left alone.
+#[cfg(target_os = "linux")]
+#[test]
+fn the_next_unpack_removes_what_a_killed_one_left() {
+    let context = TestContext::new();
+    context.skill("s", SKILL);
+    let (code, _, stderr) = run(context.command(&["package", "s", "-o", "s.skill"]));
+    assert_eq!(code, 0, "{stderr}");
+    // Beyond Linux's largest pid: certainly not running.
+    let dead = context.write("out/.s.999999999.x1y2z3.unpack/SKILL.md", "left behind");
+    let alive = context.write(
+        &format!("out/.s.{}.a1b2c3.unpack/SKILL.md", std::process::id()),
+        "in progress",
+    );
+    let (code, _, stderr) = run(context.command(&["unpack", "s.skill", "--dir", "out"]));
+    assert_eq!(code, 0, "{stderr}");
+    assert!(!dead.exists(), "the dead run's staging folder is removed");
+    assert!(alive.exists(), "a live process's staging folder is kept");
+}
+
+/// Ctrl-C in the middle of unpacking thousands of files removes the staging folder and exits
+/// 130; nothing is left in the destination.
+#[cfg(target_os = "linux")]
+#[test]
+fn an_interrupted_unpack_leaves_nothing() {
+    let context = TestContext::new();
+    context.skill("s", SKILL);
+    for index in 0..19_000 {
+        context.write(
+            &format!("s/data/{:02}/{index:05}.txt", index % 50),
+            index.to_string(),
+        );
+    }
+    let (code, _, stderr) = run(context.command(&["package", "s", "-o", "s.skill"]));
+    assert_eq!(code, 0, "{stderr}");
+    let out = context.root().join("out");
+    let mut child = context
+        .command(&["unpack", "s.skill", "--dir", "out"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Wait until files are being written into the staging folder, then interrupt.
+    let started = std::time::Instant::now();
+    let staging_has_files = || {
+        fs_err::read_dir(&out).is_ok_and(|entries| {
+            entries.flatten().any(|entry| {
+                entry.file_name().to_string_lossy().ends_with(".unpack")
+                    && entry.path().join("data").exists()
+            })
+        })
+    };
+    while !staging_has_files() {
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "unpack finished before it could be interrupted"
+        );
+        assert!(
+            started.elapsed().as_secs() < 60,
+            "no staging folder appeared"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    let status = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(130));
+    let left: Vec<String> = fs_err::read_dir(&out)
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(left.is_empty(), "left behind: {left:?}");
 }
