@@ -17,7 +17,8 @@ use crate::output::{Printer, plural, print_error};
 use crate::pack::extract::{self, Limits};
 use crate::pack::{archive, select};
 use crate::registry::api::SkillInfo;
-use crate::registry::client::{self, Client, ClientError};
+use crate::registry::client::{Client, ClientError};
+use crate::registry::credentials;
 use crate::registry::server::{self, Settings};
 
 /// The lockfile's name.
@@ -242,10 +243,13 @@ pub enum OwnerCommand {
 }
 
 /// The stored (or `SKILLPKG_TOKEN`) token for `registry`, or an error saying how to get one.
-fn required_token(registry: &str) -> Result<String, UserError> {
-    client::token(registry).ok_or_else(|| UserError {
-        message: format!("no token for {registry}"),
-        hints: vec!["run `skillpkg login`, or set SKILLPKG_TOKEN".into()],
+fn required_token(registry: &str) -> anyhow::Result<String> {
+    credentials::token(registry)?.ok_or_else(|| {
+        UserError {
+            message: format!("no token for {registry}"),
+            hints: vec!["run `skillpkg login`, or set SKILLPKG_TOKEN".into()],
+        }
+        .into()
     })
 }
 
@@ -320,6 +324,8 @@ pub fn registry(args: RegistryArgs, printer: Printer) -> anyhow::Result<ExitStat
 #[allow(clippy::needless_pass_by_value)]
 pub fn login(args: LoginArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
     let registry = args.registry.resolve(Path::new("."))?;
+    // Before asking for a token: one that could not be stored is not worth typing.
+    credentials::check()?;
     let from_env = std::env::var("SKILLPKG_TOKEN")
         .ok()
         .filter(|t| !t.trim().is_empty());
@@ -346,7 +352,7 @@ pub fn login(args: LoginArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
     let me = Client::new(&registry, Some(token.clone()))
         .me()
         .map_err(client_error)?;
-    let path = client::store_token(&registry, &token)?;
+    let path = credentials::store_token(&registry, &token)?;
     let mut err = printer.stderr();
     writeln!(
         err,
@@ -613,7 +619,7 @@ pub fn yank(args: YankArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
 #[allow(clippy::needless_pass_by_value)]
 pub fn owner(args: OwnerArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
     let registry = args.registry.resolve(Path::new("."))?;
-    let token = client::token(&registry);
+    let token = credentials::token(&registry)?;
     let client = Client::new(&registry, token);
     let mut out = printer.stdout();
     match &args.command {

@@ -1,7 +1,6 @@
-//! The registry client: HTTP calls (ureq) with retries, credentials, and where the registry is.
+//! The registry client: HTTP calls (ureq) with retries. Tokens on disk are [`super::credentials`].
 
 use std::io::Read as _;
-use std::path::PathBuf;
 use std::time::Duration;
 
 use serde::de::DeserializeOwned;
@@ -239,70 +238,6 @@ fn encode(text: &str) -> String {
         }
     }
     out
-}
-
-/// skillpkg's folder for user settings: `$SKILLPKG_CONFIG_DIR`, else the platform's config
-/// folder (`$XDG_CONFIG_HOME` or `~/.config` on Unix, `%APPDATA%` on Windows) plus `skillpkg`.
-pub fn config_dir() -> Option<PathBuf> {
-    if let Some(dir) = std::env::var_os("SKILLPKG_CONFIG_DIR") {
-        return Some(PathBuf::from(dir));
-    }
-    if cfg!(windows) {
-        return std::env::var_os("APPDATA").map(|dir| PathBuf::from(dir).join("skillpkg"));
-    }
-    std::env::var_os("XDG_CONFIG_HOME")
-        .map(PathBuf::from)
-        .filter(|dir| dir.is_absolute())
-        .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".config")))
-        .map(|dir| dir.join("skillpkg"))
-}
-
-fn credentials_path() -> Option<PathBuf> {
-    config_dir().map(|dir| dir.join("credentials.toml"))
-}
-
-/// The token for `registry`: `$SKILLPKG_TOKEN`, else the one `skillpkg login` stored.
-pub fn token(registry: &str) -> Option<String> {
-    if let Some(token) = std::env::var("SKILLPKG_TOKEN")
-        .ok()
-        .filter(|t| !t.trim().is_empty())
-    {
-        return Some(token.trim().to_owned());
-    }
-    let text = fs_err::read_to_string(credentials_path()?).ok()?;
-    let table: toml::Table = toml::from_str(&text).ok()?;
-    table
-        .get(registry.trim_end_matches('/'))?
-        .as_str()
-        .map(str::to_owned)
-}
-
-/// Stores `token` for `registry`, readable by the user only (0600), atomically.
-pub fn store_token(registry: &str, token: &str) -> anyhow::Result<PathBuf> {
-    let path = credentials_path().ok_or_else(|| {
-        anyhow::anyhow!("cannot find a config folder: set HOME or SKILLPKG_CONFIG_DIR")
-    })?;
-    let folder = path
-        .parent()
-        .map(std::path::Path::to_path_buf)
-        .unwrap_or_default();
-    fs_err::create_dir_all(&folder)?;
-    let mut table: toml::Table = fs_err::read_to_string(&path)
-        .ok()
-        .and_then(|text| toml::from_str(&text).ok())
-        .unwrap_or_default();
-    table.insert(
-        registry.trim_end_matches('/').to_owned(),
-        toml::Value::String(token.to_owned()),
-    );
-    let text = toml::to_string(&table)?;
-    crate::fsx::write_atomically(
-        &path,
-        text.as_bytes(),
-        ".credentials-",
-        crate::fsx::Permissions::Mode(0o600),
-    )?;
-    Ok(path)
 }
 
 /// A reader over the archive that reports how many bytes have been read (and so sent).
