@@ -350,7 +350,7 @@ pub fn login(args: LoginArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
         .into());
     }
     let me = Client::new(&registry, Some(token.clone()))
-        .me()
+        .and_then(|client| client.me())
         .map_err(client_error)?;
     let path = credentials::store_token(&registry, &token)?;
     let mut err = printer.stderr();
@@ -440,7 +440,7 @@ pub fn publish(args: PublishArgs, printer: Printer) -> anyhow::Result<ExitStatus
     }
     let token = required_token(&registry)?;
     let bytes = fs_err::read(&archive_path)?;
-    let client = Client::new(&registry, Some(token));
+    let client = Client::new(&registry, Some(token)).map_err(client_error)?;
     let bar = upload_bar(&format!("{name}@{version}"), bytes.len() as u64);
     let result = client.publish(
         &name,
@@ -522,7 +522,7 @@ fn report_publish(
 pub fn search(args: SearchArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
     let registry = args.registry.resolve(Path::new("."))?;
     let result = Client::new(&registry, None)
-        .search(&args.query, args.page)
+        .and_then(|client| client.search(&args.query, args.page))
         .map_err(client_error)?;
     let mut out = printer.stdout();
     for hit in &result.skills {
@@ -563,7 +563,7 @@ pub fn search(args: SearchArgs, printer: Printer) -> anyhow::Result<ExitStatus> 
 pub fn info(args: InfoArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
     let registry = args.registry.resolve(Path::new("."))?;
     let skill = Client::new(&registry, None)
-        .info(&args.name)
+        .and_then(|client| client.info(&args.name))
         .map_err(client_error)?;
     let mut out = printer.stdout();
     writeln!(
@@ -604,7 +604,7 @@ pub fn yank(args: YankArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
     let registry = args.registry.resolve(Path::new("."))?;
     let token = required_token(&registry)?;
     Client::new(&registry, Some(token))
-        .yank(name, version, args.undo)
+        .and_then(|client| client.yank(name, version, args.undo))
         .map_err(client_error)?;
     let mut err = printer.stderr();
     writeln!(
@@ -620,7 +620,7 @@ pub fn yank(args: YankArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
 pub fn owner(args: OwnerArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
     let registry = args.registry.resolve(Path::new("."))?;
     let token = credentials::token(&registry)?;
-    let client = Client::new(&registry, token);
+    let client = Client::new(&registry, token).map_err(client_error)?;
     let mut out = printer.stdout();
     match &args.command {
         OwnerCommand::List { name } => {
@@ -753,7 +753,7 @@ pub fn install(args: InstallArgs, printer: Printer) -> anyhow::Result<ExitStatus
         return Ok(ExitStatus::Success);
     }
     let registry = args.registry.resolve(Path::new("."))?;
-    let client = Client::new(&registry, None);
+    let client = Client::new(&registry, None).map_err(client_error)?;
     let to = Destination {
         client: &client,
         registry: &registry,
@@ -856,7 +856,7 @@ fn install_from_lock(lock: &Lockfile, err: &mut impl Write) -> anyhow::Result<()
         .into());
     }
     for entry in lock.skills.clone() {
-        let client = Client::new(&entry.registry, None);
+        let client = Client::new(&entry.registry, None).map_err(client_error)?;
         place(&client, &entry, Path::new(&entry.dir), lock)?;
         writeln!(
             err,

@@ -1,4 +1,16 @@
-//! The registry client: HTTP calls (ureq) with retries. Tokens on disk are [`super::credentials`].
+//! The registry client: the HTTP calls of ARCHITECTURE §6 (ureq, blocking: a CLI needs no async
+//! runtime), with the policy a command line needs on a real network.
+//!
+//! - **Timeouts per phase, never in total.** Connecting gets [`Timeouts::connect`]; after that,
+//!   every wait for the registry's next bytes (the answer's headers, each read of a body, each
+//!   write of an upload) gets [`Timeouts::read`]. A registry that accepts a connection and then
+//!   says nothing is given up on after tens of seconds, while a large download on a slow line
+//!   that keeps arriving is never cut off. `SKILLPKG_HTTP_TIMEOUT` overrides both.
+//! - **Retries only where they help**: a refused connection (nothing was sent), 503 and 429
+//!   (the registry did not handle the request; `Retry-After` is honoured up to a cap), and, for
+//!   requests whose repetition is harmless, a dropped connection and 502/504. A timeout is not
+//!   retried: a registry that said nothing for 30 s rarely answers the next attempt, and
+//!   retrying would multiply the wait. 4xx and 500 are answers, not accidents.
 
 use std::io::Read as _;
 use std::time::Duration;
@@ -16,37 +28,135 @@ pub enum ClientError {
     /// No answer at all, after retries.
     #[error("cannot reach the registry at {url}: {message}")]
     Transport { url: String, message: String },
+    /// The registry stopped sending or receiving for longer than the client waits.
+    #[error(
+        "timed out {doing} {url}: nothing for {seconds} s; if the registry is slow rather than down, set SKILLPKG_HTTP_TIMEOUT=SECONDS to wait longer"
+    )]
+    TimedOut {
+        url: String,
+        /// What the client was doing: "connecting to", "waiting for an answer from", …
+        doing: &'static str,
+        seconds: u64,
+    },
+    /// The client's own settings are wrong: `SKILLPKG_HTTP_TIMEOUT`.
+    #[error("{0}")]
+    Setup(String),
     #[error("the registry's answer was not what skillpkg expects: {0}")]
     Invalid(String),
+}
+
+/// How long the client waits, per phase. There is deliberately no total: see the module docs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Timeouts {
+    /// Resolving the host and connecting, TLS handshake included.
+    pub connect: Duration,
+    /// Each wait for the registry: for its answer, and for each next piece of a body.
+    pub read: Duration,
+}
+
+impl Default for Timeouts {
+    fn default() -> Self {
+        Self {
+            connect: Duration::from_secs(10),
+            read: Duration::from_secs(30),
+        }
+    }
+}
+
+impl Timeouts {
+    /// The defaults, or `SKILLPKG_HTTP_TIMEOUT` seconds for every phase.
+    pub fn from_env() -> Result<Self, ClientError> {
+        match std::env::var("SKILLPKG_HTTP_TIMEOUT") {
+            Ok(text) if !text.trim().is_empty() => {
+                let seconds = text
+                    .trim()
+                    .parse::<f64>()
+                    .ok()
+                    .filter(|s| s.is_finite() && *s > 0.0)
+                    .and_then(|s| Duration::try_from_secs_f64(s).ok())
+                    .ok_or_else(|| {
+                        ClientError::Setup(format!(
+                            "SKILLPKG_HTTP_TIMEOUT is `{text}`; it must be a number of seconds, such as 60"
+                        ))
+                    })?;
+                Ok(Self {
+                    connect: seconds,
+                    read: seconds,
+                })
+            }
+            _ => Ok(Self::default()),
+        }
+    }
 }
 
 /// A registry at `base`, with an optional token.
 pub struct Client {
     base: String,
     token: Option<String>,
+    timeouts: Timeouts,
     agent: ureq::Agent,
 }
 
-/// How many times a connection failure or a 5xx is tried again, and the first pause.
+/// How many times a failure that retrying can fix is tried again, and the first pause.
 const RETRIES: u32 = 4;
 const BACKOFF: Duration = Duration::from_millis(200);
+/// The longest `Retry-After` waited for; a registry asking for more is reported at once.
+const MAX_RETRY_AFTER: Duration = Duration::from_secs(30);
 
 /// Builds one attempt of a request: the agent, the URL, and the `Authorization` header if any.
 type MakeRequest<'a> = dyn Fn(&ureq::Agent, &str, Option<&str>) -> Result<ureq::http::Response<ureq::Body>, ureq::Error>
     + 'a;
 
+/// Whether a request carries the token.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Auth {
+    Anonymous,
+    Token,
+}
+
+/// What sending a request twice does, which decides whether a failure that may have reached
+/// the registry is retried.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Repeat {
+    /// The same as sending it once: reads, yank, owner add, and publish (the registry answers a
+    /// second publish of the same bytes with 409 "already published with this checksum", which
+    /// `skillpkg publish` reports as success).
+    Harmless,
+    /// Possibly different: removing owners (the second attempt may find the user gone).
+    Unsafe,
+}
+
+/// What to do after an attempt.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Next {
+    /// Return what the attempt gave.
+    Stop,
+    /// Try again after the backoff pause, or after the registry's `Retry-After`.
+    Retry(Option<Duration>),
+}
+
 impl Client {
-    pub fn new(base: &str, token: Option<String>) -> Self {
+    /// A client for the registry at `base`, with the timeouts the environment sets.
+    pub fn new(base: &str, token: Option<String>) -> Result<Self, ClientError> {
+        let base = base.trim_end_matches('/').to_owned();
+        let timeouts = Timeouts::from_env()?;
         let agent: ureq::Agent = ureq::Agent::config_builder()
             .http_status_as_error(false)
-            .timeout_global(Some(Duration::from_secs(300)))
+            .user_agent(concat!("skillpkg/", env!("CARGO_PKG_VERSION")))
+            .timeout_resolve(Some(timeouts.connect))
+            .timeout_connect(Some(timeouts.connect))
+            .timeout_send_request(Some(timeouts.read))
+            .timeout_per_write(Some(timeouts.read))
+            .timeout_recv_response(Some(timeouts.read))
+            .timeout_per_read(Some(timeouts.read))
             .build()
             .into();
-        Self {
-            base: base.trim_end_matches('/').to_owned(),
+        Ok(Self {
+            base,
             token,
+            timeouts,
             agent,
-        }
+        })
     }
 
     pub fn base(&self) -> &str {
@@ -57,66 +167,125 @@ impl Client {
         format!("{}{path}", self.base)
     }
 
-    /// Sends a request made by `make`, retrying connection failures and 5xx with backoff.
+    /// Sends a request made by `make`, retrying what retrying can fix (see the module docs).
     fn call(
         &self,
         path: &str,
+        auth: Auth,
+        repeat: Repeat,
         make: &MakeRequest<'_>,
     ) -> Result<ureq::http::Response<ureq::Body>, ClientError> {
         let url = self.url(path);
-        let auth = self.token.as_ref().map(|token| format!("Bearer {token}"));
+        let header = match (auth, &self.token) {
+            (Auth::Token, Some(token)) => Some(format!("Bearer {token}")),
+            _ => None,
+        };
         let mut pause = BACKOFF;
-        for attempt in 0..=RETRIES {
-            match make(&self.agent, &url, auth.as_deref()) {
-                Ok(response) if response.status().is_server_error() && attempt < RETRIES => {}
-                Ok(response) => return Ok(response),
-                Err(error) if attempt == RETRIES => {
-                    return Err(ClientError::Transport {
-                        url,
-                        message: error.to_string(),
-                    });
+        let mut attempt = 0;
+        loop {
+            let outcome = make(&self.agent, &url, header.as_deref());
+            let next = match &outcome {
+                Ok(response) => after_status(
+                    response.status().as_u16(),
+                    response
+                        .headers()
+                        .get("retry-after")
+                        .and_then(|value| value.to_str().ok()),
+                    repeat,
+                ),
+                Err(error) => after_error(error, repeat),
+            };
+            match next {
+                Next::Retry(wait) if attempt < RETRIES => {
+                    std::thread::sleep(wait.unwrap_or(pause));
+                    pause *= 2;
+                    attempt += 1;
                 }
-                Err(_) => {}
+                _ => return outcome.map_err(|error| self.transport_error(&url, error)),
             }
-            std::thread::sleep(pause);
-            pause *= 2;
         }
-        Err(ClientError::Transport {
-            url,
-            message: "no answer".into(),
-        })
     }
 
+    /// A ureq error as the user should read it: which URL, and what went wrong.
+    fn transport_error(&self, url: &str, error: ureq::Error) -> ClientError {
+        let url = url.to_owned();
+        let timed_out = |doing, limit: Duration| ClientError::TimedOut {
+            url: url.clone(),
+            doing,
+            seconds: limit.as_secs().max(1),
+        };
+        match error {
+            ureq::Error::Timeout(phase) => {
+                use ureq::Timeout as Phase;
+                match phase {
+                    Phase::Resolve => timed_out("looking up the host of", self.timeouts.connect),
+                    Phase::Connect => timed_out("connecting to", self.timeouts.connect),
+                    Phase::SendRequest | Phase::SendBody | Phase::PerWrite => {
+                        timed_out("sending to", self.timeouts.read)
+                    }
+                    _ => timed_out("waiting for an answer from", self.timeouts.read),
+                }
+            }
+            ureq::Error::Io(io) if io.kind() == std::io::ErrorKind::TimedOut => {
+                timed_out("waiting for an answer from", self.timeouts.read)
+            }
+            ureq::Error::HostNotFound => ClientError::Transport {
+                url,
+                message: "the host name does not resolve".into(),
+            },
+            ureq::Error::Io(io) => ClientError::Transport {
+                url,
+                message: io.to_string(),
+            },
+            other => ClientError::Transport {
+                url,
+                message: other.to_string(),
+            },
+        }
+    }
+
+    /// Reads a JSON answer, or turns an error status into [`ClientError::Status`].
     fn json<T: DeserializeOwned>(
+        &self,
+        path: &str,
         mut response: ureq::http::Response<ureq::Body>,
     ) -> Result<T, ClientError> {
         let status = response.status().as_u16();
+        let retry_after = retry_after_note(&response);
         let mut text = String::new();
         response
             .body_mut()
             .as_reader()
             .take(64 * 1024 * 1024)
             .read_to_string(&mut text)
-            .map_err(|error| ClientError::Invalid(error.to_string()))?;
+            .map_err(|error| self.transport_error(&self.url(path), error.into()))?;
         if !(200..300).contains(&status) {
             let detail = serde_json::from_str::<ErrorBody>(&text)
                 .ok()
                 .and_then(|body| body.errors.into_iter().next())
                 .map_or_else(|| text.chars().take(200).collect(), |error| error.detail);
-            return Err(ClientError::Status { status, detail });
+            return Err(ClientError::Status {
+                status,
+                detail: detail + &retry_after,
+            });
         }
         serde_json::from_str(&text).map_err(|error| ClientError::Invalid(error.to_string()))
     }
 
     pub fn me(&self) -> Result<Me, ClientError> {
-        Self::json(self.call("/api/v1/me", &|agent, url, auth| {
+        let path = "/api/v1/me";
+        let response = self.call(path, Auth::Token, Repeat::Harmless, &|agent, url, auth| {
             with_auth(agent.get(url), auth).call()
-        })?)
+        })?;
+        self.json(path, response)
     }
 
     /// An anonymous `GET` of JSON.
     fn get_json<T: DeserializeOwned>(&self, path: &str) -> Result<T, ClientError> {
-        Self::json(self.call(path, &|agent, url, _| agent.get(url).call())?)
+        let response = self.call(path, Auth::Anonymous, Repeat::Harmless, &|agent, url, _| {
+            agent.get(url).call()
+        })?;
+        self.json(path, response)
     }
 
     pub fn search(&self, query: &str, page: usize) -> Result<SearchResult, ClientError> {
@@ -136,7 +305,7 @@ impl Client {
         progress: &dyn Fn(u64),
     ) -> Result<Published, ClientError> {
         let path = format!("/api/v1/skills/{}/{}", encode(name), encode(version));
-        Self::json(self.call(&path, &|agent, url, auth| {
+        let response = self.call(&path, Auth::Token, Repeat::Harmless, &|agent, url, auth| {
             // Each attempt sends the archive from its start, reporting bytes as they go out.
             let mut reader = Progress {
                 rest: archive,
@@ -149,7 +318,8 @@ impl Client {
                 .header("content-type", "application/zip")
                 .header("content-length", archive.len().to_string())
                 .send(ureq::SendBody::from_reader(&mut reader))
-        })?)
+        })?;
+        self.json(&path, response)
     }
 
     pub fn download(&self, name: &str, version: &str) -> Result<Vec<u8>, ClientError> {
@@ -158,10 +328,16 @@ impl Client {
             encode(name),
             encode(version)
         );
-        let mut response = self.call(&path, &|agent, url, _| agent.get(url).call())?;
-        let status = response.status().as_u16();
-        if !(200..300).contains(&status) {
-            return Self::json::<serde_json::Value>(response).map(|_| Vec::new());
+        let mut response = self.call(
+            &path,
+            Auth::Anonymous,
+            Repeat::Harmless,
+            &|agent, url, _| agent.get(url).call(),
+        )?;
+        if !response.status().is_success() {
+            return self
+                .json::<serde_json::Value>(&path, response)
+                .map(|_| Vec::new());
         }
         let mut bytes = Vec::new();
         response
@@ -169,10 +345,7 @@ impl Client {
             .as_reader()
             .take(512 * 1024 * 1024)
             .read_to_end(&mut bytes)
-            .map_err(|error| ClientError::Transport {
-                url: self.url(&path),
-                message: error.to_string(),
-            })?;
+            .map_err(|error| self.transport_error(&self.url(&path), error.into()))?;
         Ok(bytes)
     }
 
@@ -182,14 +355,14 @@ impl Client {
         } else {
             format!("/api/v1/skills/{}/{}", encode(name), encode(version))
         };
-        let response = self.call(&path, &|agent, url, auth| {
+        let response = self.call(&path, Auth::Token, Repeat::Harmless, &|agent, url, auth| {
             if undo {
                 with_auth(agent.put(url), auth).send_empty()
             } else {
                 with_auth(agent.delete(url), auth).call()
             }
         })?;
-        Self::json::<serde_json::Value>(response).map(|_| ())
+        self.json::<serde_json::Value>(&path, response).map(|_| ())
     }
 
     pub fn owners(&self, name: &str) -> Result<Owners, ClientError> {
@@ -206,7 +379,12 @@ impl Client {
         let body = Owners {
             users: users.to_vec(),
         };
-        let response = self.call(&path, &|agent, url, auth| {
+        let repeat = if add {
+            Repeat::Harmless
+        } else {
+            Repeat::Unsafe
+        };
+        let response = self.call(&path, Auth::Token, repeat, &|agent, url, auth| {
             if add {
                 with_auth(agent.put(url), auth).send_json(&body)
             } else {
@@ -215,8 +393,56 @@ impl Client {
                     .send_json(&body)
             }
         })?;
-        Self::json::<serde_json::Value>(response).map(|_| ())
+        self.json::<serde_json::Value>(&path, response).map(|_| ())
     }
+}
+
+/// Whether an answer with `status` is worth another attempt.
+fn after_status(status: u16, retry_after: Option<&str>, repeat: Repeat) -> Next {
+    match status {
+        // The registry did not handle the request: try again, when it says, if that is soon.
+        429 | 503 => match retry_after.and_then(|text| text.trim().parse::<u64>().ok()) {
+            Some(seconds) if Duration::from_secs(seconds) > MAX_RETRY_AFTER => Next::Stop,
+            Some(seconds) => Next::Retry(Some(Duration::from_secs(seconds))),
+            None => Next::Retry(None),
+        },
+        // A gateway: the registry behind it may or may not have handled the request.
+        502 | 504 if repeat == Repeat::Harmless => Next::Retry(None),
+        _ => Next::Stop,
+    }
+}
+
+/// Whether a failure without an answer is worth another attempt.
+fn after_error(error: &ureq::Error, repeat: Repeat) -> Next {
+    use std::io::ErrorKind;
+    match error {
+        // Nothing was sent: the registry may be starting up.
+        ureq::Error::Io(io) if io.kind() == ErrorKind::ConnectionRefused => Next::Retry(None),
+        // The connection dropped, perhaps after the registry acted on the request.
+        ureq::Error::Io(io)
+            if repeat == Repeat::Harmless
+                && matches!(
+                    io.kind(),
+                    ErrorKind::ConnectionReset
+                        | ErrorKind::ConnectionAborted
+                        | ErrorKind::BrokenPipe
+                        | ErrorKind::UnexpectedEof
+                ) =>
+        {
+            Next::Retry(None)
+        }
+        _ => Next::Stop,
+    }
+}
+
+/// " (it asks to retry after N s)" for an answer with `Retry-After`, else nothing.
+fn retry_after_note(response: &ureq::http::Response<ureq::Body>) -> String {
+    response
+        .headers()
+        .get("retry-after")
+        .and_then(|value| value.to_str().ok())
+        .map(|value| format!(" (it asks to retry after {} s)", value.trim()))
+        .unwrap_or_default()
 }
 
 fn with_auth<B>(request: ureq::RequestBuilder<B>, auth: Option<&str>) -> ureq::RequestBuilder<B> {
@@ -260,8 +486,9 @@ impl std::io::Read for Progress<'_> {
 mod tests {
     use std::cell::RefCell;
     use std::io::Read as _;
+    use std::time::Duration;
 
-    use super::Progress;
+    use super::{Next, Progress, Repeat, after_error, after_status};
 
     #[test]
     fn progress_reports_every_byte_read_in_order() {
@@ -287,5 +514,53 @@ mod tests {
         assert!(seen.windows(2).all(|w| w[0] <= w[1]), "{seen:?}");
         assert_eq!(seen.last(), Some(&100_000));
         assert!(seen.len() > 10, "reported as it goes, not once at the end");
+    }
+
+    #[test]
+    fn statuses_retried_are_the_ones_retrying_can_fix() {
+        use Repeat::{Harmless, Unsafe};
+        for status in [200, 201, 400, 401, 403, 404, 409, 413, 422, 500, 501] {
+            assert_eq!(after_status(status, None, Harmless), Next::Stop, "{status}");
+        }
+        assert_eq!(after_status(503, None, Unsafe), Next::Retry(None));
+        assert_eq!(after_status(429, None, Unsafe), Next::Retry(None));
+        assert_eq!(
+            after_status(429, Some(" 2 "), Harmless),
+            Next::Retry(Some(Duration::from_secs(2)))
+        );
+        assert_eq!(after_status(429, Some("3600"), Harmless), Next::Stop);
+        // An HTTP date is not worth parsing for a pause this short: the backoff applies.
+        assert_eq!(
+            after_status(503, Some("Wed, 21 Oct 2015 07:28:00 GMT"), Harmless),
+            Next::Retry(None)
+        );
+        assert_eq!(after_status(502, None, Harmless), Next::Retry(None));
+        assert_eq!(after_status(504, None, Unsafe), Next::Stop);
+    }
+
+    #[test]
+    fn errors_retried_are_the_ones_retrying_can_fix() {
+        use std::io::{Error, ErrorKind};
+        let io = |kind| ureq::Error::Io(Error::from(kind));
+        assert_eq!(
+            after_error(&io(ErrorKind::ConnectionRefused), Repeat::Unsafe),
+            Next::Retry(None)
+        );
+        assert_eq!(
+            after_error(&io(ErrorKind::ConnectionReset), Repeat::Harmless),
+            Next::Retry(None)
+        );
+        assert_eq!(
+            after_error(&io(ErrorKind::ConnectionReset), Repeat::Unsafe),
+            Next::Stop
+        );
+        for error in [
+            ureq::Error::Timeout(ureq::Timeout::RecvResponse),
+            ureq::Error::Timeout(ureq::Timeout::Connect),
+            ureq::Error::HostNotFound,
+            ureq::Error::Tls("bad certificate"),
+        ] {
+            assert_eq!(after_error(&error, Repeat::Harmless), Next::Stop, "{error}");
+        }
     }
 }

@@ -1,11 +1,138 @@
-//! The registry client's stored tokens: a credentials file that is broken or not a file at
-//! all, and the modes of what `login` writes.
+//! The registry client on a hostile or broken network: registries that never answer or answer
+//! errors; and a credentials file that is broken or not a file at all.
+//!
+//! Every server here is real and on loopback: a scripted HTTP server (raw TCP, so it can
+//! misbehave in ways a framework would not allow) or the real registry of the parent module.
 
+use std::io::{BufRead as _, BufReader, Read as _, Write as _};
+use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use super::{Registry, skill};
 use crate::common::{TestContext, run};
+
+/// What the scripted server does with one request.
+#[derive(Clone)]
+enum Step {
+    /// Answers these bytes (a whole HTTP response) and closes the connection.
+    Answer(String),
+    /// Reads the request and never answers; the connection stays open.
+    Silence,
+    /// Reads the request and closes the connection without a word.
+    HangUp,
+}
+
+/// A complete response with `Connection: close`, so that every attempt is a new connection
+/// and the accept count is the attempt count.
+fn answer(status: &str, headers: &[&str], body: &str) -> Step {
+    let mut head = format!(
+        "HTTP/1.1 {status}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n",
+        body.len()
+    );
+    for header in headers {
+        head.push_str(header);
+        head.push_str("\r\n");
+    }
+    Step::Answer(format!("{head}\r\n{body}"))
+}
+
+/// A raw HTTP/1.1 server whose every connection follows a script: `script(n, request line)`
+/// says what the `n`th connection (from 0) gets.
+struct Scripted {
+    address: SocketAddr,
+    accepts: Arc<AtomicUsize>,
+    stop: Arc<AtomicBool>,
+    accept_thread: Option<JoinHandle<()>>,
+}
+
+impl Scripted {
+    fn start(script: impl Fn(usize, &str) -> Step + Send + Sync + 'static) -> Self {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let address = listener.local_addr().unwrap();
+        let accepts = Arc::new(AtomicUsize::new(0));
+        let stop = Arc::new(AtomicBool::new(false));
+        let held: Arc<Mutex<Vec<TcpStream>>> = Arc::default();
+        let script = Arc::new(script);
+        let accept_thread = {
+            let (accepts, stop) = (accepts.clone(), stop.clone());
+            std::thread::spawn(move || {
+                for stream in listener.incoming() {
+                    if stop.load(Ordering::SeqCst) {
+                        break;
+                    }
+                    let Ok(stream) = stream else { continue };
+                    let n = accepts.fetch_add(1, Ordering::SeqCst);
+                    let (script, held) = (script.clone(), held.clone());
+                    std::thread::spawn(move || serve(stream, n, &*script, &held));
+                }
+            })
+        };
+        Self {
+            address,
+            accepts,
+            stop,
+            accept_thread: Some(accept_thread),
+        }
+    }
+
+    fn url(&self) -> String {
+        format!("http://{}", self.address)
+    }
+
+    fn accepts(&self) -> usize {
+        self.accepts.load(Ordering::SeqCst)
+    }
+}
+
+impl Drop for Scripted {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+        // Wakes the accept loop so that it sees the flag.
+        let _ = TcpStream::connect(self.address);
+        if let Some(thread) = self.accept_thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+/// One connection of a [`Scripted`] server.
+fn serve(
+    stream: TcpStream,
+    n: usize,
+    script: &(dyn Fn(usize, &str) -> Step + Send + Sync),
+    held: &Mutex<Vec<TcpStream>>,
+) {
+    let mut reader = BufReader::new(stream.try_clone().unwrap());
+    let mut request_line = String::new();
+    if reader.read_line(&mut request_line).unwrap_or(0) == 0 {
+        return;
+    }
+    let mut content_length = 0_u64;
+    loop {
+        let mut line = String::new();
+        if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
+            break;
+        }
+        if let Some((name, value)) = line.split_once(':')
+            && name.eq_ignore_ascii_case("content-length")
+        {
+            content_length = value.trim().parse().unwrap_or(0);
+        }
+    }
+    let _ = std::io::copy(&mut reader.take(content_length), &mut std::io::sink());
+    let mut stream = stream;
+    match script(n, request_line.trim_end()) {
+        Step::Answer(response) => {
+            let _ = stream.write_all(response.as_bytes());
+        }
+        Step::Silence => held.lock().unwrap().push(stream),
+        Step::HangUp => {}
+    }
+}
 
 /// Runs `command`, killing it and failing the test if it is still running after `limit`.
 fn run_within(mut command: Command, limit: Duration) -> (i32, String, String, Duration) {
@@ -37,11 +164,12 @@ fn run_within(mut command: Command, limit: Duration) -> (i32, String, String, Du
     )
 }
 
-/// `skillpkg ARGS` against `url`, with its own config folder.
+/// `skillpkg ARGS` against `url`, with a short timeout and its own config folder.
 fn against(context: &TestContext, url: &str, args: &[&str]) -> Command {
     let mut command = context.command(args);
     command
         .env("SKILLPKG_REGISTRY", url)
+        .env("SKILLPKG_HTTP_TIMEOUT", "2")
         .env("SKILLPKG_CONFIG_DIR", context.root().join("config"))
         .env("SKILLPKG_TOKEN", "skp_test");
     command
@@ -49,6 +177,116 @@ fn against(context: &TestContext, url: &str, args: &[&str]) -> Command {
 
 /// Generous: a command that takes longer is hanging.
 const BOUND: Duration = Duration::from_secs(60);
+
+/// With a 2 s timeout the client gives up in seconds; it used to wait 300 s per attempt, five
+/// times: 25 minutes.
+#[test]
+fn a_registry_that_accepts_but_never_answers_is_given_up_on_without_retries() {
+    let context = TestContext::new();
+    skill(&context, "waiting", "1.0.0", "Waiting.");
+    for args in [&["search", "x"][..], &["publish", "work/waiting"]] {
+        let server = Scripted::start(|_, _| Step::Silence);
+        let (code, _, stderr, _) = run_within(against(&context, &server.url(), args), BOUND);
+        assert_eq!(code, 2, "{args:?}: {stderr}");
+        assert!(
+            stderr.contains("timed out") && stderr.contains(&server.url()),
+            "{args:?}: {stderr}"
+        );
+        assert_eq!(server.accepts(), 1, "{args:?}: a timeout is not retried");
+    }
+}
+
+/// A retry scenario: what it is, the command, the script, the exit code, and the connections.
+type Case<'a> = (&'a str, &'a [&'a str], Vec<Step>, i32, usize);
+
+#[test]
+fn only_failures_that_retrying_can_fix_are_retried() {
+    let context = TestContext::new();
+    let empty = r#"{"skills":[],"total":0,"page":1}"#;
+    let ok = answer("200 OK", &[], empty);
+    let status = |line: &str| answer(line, &[], r#"{"errors":[{"detail":"scripted"}]}"#);
+    let search: &[&str] = &["search", "x"];
+    let remove: &[&str] = &["owner", "remove", "x", "bob"];
+    let add: &[&str] = &["owner", "add", "x", "bob"];
+    let cases: Vec<Case> = vec![
+        (
+            "503 twice, then an answer",
+            search,
+            vec![
+                status("503 Service Unavailable"),
+                status("503 Service Unavailable"),
+                ok.clone(),
+            ],
+            0,
+            3,
+        ),
+        (
+            "429 with a short Retry-After",
+            search,
+            vec![
+                answer("429 Too Many Requests", &["Retry-After: 1"], "{}"),
+                ok.clone(),
+            ],
+            0,
+            2,
+        ),
+        (
+            "429 asking for an hour is reported, not waited for",
+            search,
+            vec![answer(
+                "429 Too Many Requests",
+                &["Retry-After: 3600"],
+                "{}",
+            )],
+            2,
+            1,
+        ),
+        (
+            "a dropped connection on a read",
+            search,
+            vec![Step::HangUp, ok.clone()],
+            0,
+            2,
+        ),
+        (
+            "500 is an answer",
+            search,
+            vec![status("500 Internal Server Error")],
+            2,
+            1,
+        ),
+        (
+            "404 is an answer",
+            search,
+            vec![status("404 Not Found")],
+            2,
+            1,
+        ),
+        (
+            "502 on a harmless repeat",
+            add,
+            vec![status("502 Bad Gateway"), answer("200 OK", &[], "{}")],
+            0,
+            2,
+        ),
+        (
+            "502 on owner removal, which may have happened",
+            remove,
+            vec![status("502 Bad Gateway")],
+            2,
+            1,
+        ),
+    ];
+    for (what, args, steps, code, attempts) in cases {
+        let server = Scripted::start(move |n, _| steps[n.min(steps.len() - 1)].clone());
+        let (got, _, stderr, _) = run_within(against(&context, &server.url(), args), BOUND);
+        assert_eq!(got, code, "{what}: {stderr}");
+        assert_eq!(server.accepts(), attempts, "{what}: {stderr}");
+        if what.starts_with("429 asking") {
+            assert!(stderr.contains("3600"), "{what}: {stderr}");
+        }
+    }
+}
 
 /// `login` against `registry` with `config` as the config folder.
 fn login(context: &TestContext, registry: &Registry, config: &str, token: &str) -> Command {
