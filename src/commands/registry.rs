@@ -6,7 +6,6 @@ use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 
 use super::package::{self, Layout, PackageArgs};
 use super::{ExitStatus, UserError};
@@ -15,7 +14,7 @@ use crate::check::target::Target;
 use crate::fsx;
 use crate::output::{Printer, plural, print_error};
 use crate::pack::extract::{self, Limits};
-use crate::pack::{archive, select};
+use crate::pack::select;
 use crate::registry::api::SkillInfo;
 use crate::registry::client::{Client, ClientError};
 use crate::registry::credentials;
@@ -889,15 +888,24 @@ fn install_dir(args: &InstallArgs) -> anyhow::Result<PathBuf> {
 /// Downloads `entry`, verifies it against its `sha256` and `digest`, then extracts it as
 /// `folder/name`, replacing only a folder skills.lock says skillpkg installed.
 fn place(client: &Client, entry: &Locked, folder: &Path, lock: &Lockfile) -> anyhow::Result<()> {
-    let bytes = client
-        .download(&entry.name, &entry.version)
-        .map_err(client_error)?;
     let (name, sha256, digest) = (
         entry.name.as_str(),
         entry.sha256.as_str(),
         entry.digest.as_str(),
     );
-    let got = archive::hex(&Sha256::digest(&bytes));
+    fs_err::create_dir_all(folder)?;
+    let staging = tempfile::Builder::new()
+        .prefix(&format!(".{name}."))
+        .suffix(".install")
+        .tempdir_in(folder)?;
+    let archive_file = staging.path().join("download.skill");
+    let got = client
+        .download(
+            name,
+            &entry.version,
+            fs_err::File::create(&archive_file)?.file_mut(),
+        )
+        .map_err(client_error)?;
     if got != sha256 {
         return Err(UserError {
             message: format!("the download of {name} does not match its checksum (expected {sha256}, got {got}); nothing was installed"),
@@ -905,13 +913,6 @@ fn place(client: &Client, entry: &Locked, folder: &Path, lock: &Lockfile) -> any
         }
         .into());
     }
-    fs_err::create_dir_all(folder)?;
-    let staging = tempfile::Builder::new()
-        .prefix(&format!(".{name}."))
-        .suffix(".install")
-        .tempdir_in(folder)?;
-    let archive_file = staging.path().join("download.skill");
-    fs_err::write(&archive_file, &bytes)?;
     let extracted = extract::extract(
         &archive_file,
         &staging.path().join("out"),

@@ -11,11 +11,14 @@
 //!   requests whose repetition is harmless, a dropped connection and 502/504. A timeout is not
 //!   retried: a registry that said nothing for 30 s rarely answers the next attempt, and
 //!   retrying would multiply the wait. 4xx and 500 are answers, not accidents.
+//! - **Downloads stream to a file**, hashed on the way, and stop as soon as they pass the size
+//!   the registry announced, so an endless or oversized answer costs neither memory nor disk.
 
-use std::io::Read as _;
+use std::io::{Read as _, Write as _};
 use std::time::Duration;
 
 use serde::de::DeserializeOwned;
+use sha2::{Digest as _, Sha256};
 
 use super::api::{ErrorBody, Me, Owners, Published, SearchResult, SkillInfo};
 
@@ -38,6 +41,14 @@ pub enum ClientError {
         doing: &'static str,
         seconds: u64,
     },
+    /// A download went past the size the registry announced for it.
+    #[error(
+        "stopped the download from {url}: it is larger than the {limit} bytes the registry announced for it"
+    )]
+    TooLarge { url: String, limit: u64 },
+    /// Writing the download to its file failed.
+    #[error("cannot save the download from {url}: {source}")]
+    Save { url: String, source: std::io::Error },
     /// The client's own settings are wrong: `SKILLPKG_HTTP_TIMEOUT`.
     #[error("{0}")]
     Setup(String),
@@ -102,6 +113,8 @@ const RETRIES: u32 = 4;
 const BACKOFF: Duration = Duration::from_millis(200);
 /// The longest `Retry-After` waited for; a registry asking for more is reported at once.
 const MAX_RETRY_AFTER: Duration = Duration::from_secs(30);
+/// The largest archive downloaded whatever the registry announces: what extraction allows.
+const MAX_DOWNLOAD: u64 = 512 * 1024 * 1024;
 
 /// Builds one attempt of a request: the agent, the URL, and the `Authorization` header if any.
 type MakeRequest<'a> = dyn Fn(&ureq::Agent, &str, Option<&str>) -> Result<ureq::http::Response<ureq::Body>, ureq::Error>
@@ -322,12 +335,44 @@ impl Client {
         self.json(&path, response)
     }
 
-    pub fn download(&self, name: &str, version: &str) -> Result<Vec<u8>, ClientError> {
+    /// Downloads the archive of `name@version` into `into`, refusing more bytes than the
+    /// registry's metadata announces for that version; returns the SHA-256 (hex) of what was
+    /// written. The caller compares it with the checksum it expects.
+    pub fn download(
+        &self,
+        name: &str,
+        version: &str,
+        into: &mut std::fs::File,
+    ) -> Result<String, ClientError> {
+        let skill = self.info(name)?;
+        let size = skill
+            .versions
+            .iter()
+            .find(|v| v.version == version)
+            .map(|v| v.size)
+            .ok_or_else(|| ClientError::Status {
+                status: 404,
+                detail: format!("no version {version} of `{name}`"),
+            })?;
+        self.download_at_most(name, version, size, into)
+    }
+
+    /// [`Client::download`] for a caller that already knows the announced size: stops as soon
+    /// as more than `max_bytes` arrive (or are announced), so nothing endless is ever buffered.
+    pub fn download_at_most(
+        &self,
+        name: &str,
+        version: &str,
+        max_bytes: u64,
+        into: &mut std::fs::File,
+    ) -> Result<String, ClientError> {
         let path = format!(
             "/api/v1/skills/{}/{}/download",
             encode(name),
             encode(version)
         );
+        let url = self.url(&path);
+        let limit = max_bytes.min(MAX_DOWNLOAD);
         let mut response = self.call(
             &path,
             Auth::Anonymous,
@@ -337,16 +382,38 @@ impl Client {
         if !response.status().is_success() {
             return self
                 .json::<serde_json::Value>(&path, response)
-                .map(|_| Vec::new());
+                .map(|_| String::new());
         }
-        let mut bytes = Vec::new();
-        response
-            .body_mut()
-            .as_reader()
-            .take(512 * 1024 * 1024)
-            .read_to_end(&mut bytes)
-            .map_err(|error| self.transport_error(&self.url(&path), error.into()))?;
-        Ok(bytes)
+        let too_large = || ClientError::TooLarge {
+            url: url.clone(),
+            limit,
+        };
+        if response.body().content_length().is_some_and(|n| n > limit) {
+            return Err(too_large());
+        }
+        let mut reader = response.body_mut().as_reader();
+        let mut hasher = Sha256::new();
+        let mut received: u64 = 0;
+        let mut buffer = vec![0_u8; 64 * 1024];
+        loop {
+            let n = reader
+                .read(&mut buffer)
+                .map_err(|error| self.transport_error(&url, error.into()))?;
+            if n == 0 {
+                break;
+            }
+            received += n as u64;
+            if received > limit {
+                return Err(too_large());
+            }
+            hasher.update(&buffer[..n]);
+            into.write_all(&buffer[..n])
+                .map_err(|source| ClientError::Save {
+                    url: url.clone(),
+                    source,
+                })?;
+        }
+        Ok(crate::pack::archive::hex(&hasher.finalize()))
     }
 
     pub fn yank(&self, name: &str, version: &str, undo: bool) -> Result<(), ClientError> {

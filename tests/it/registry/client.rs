@@ -1,18 +1,19 @@
-//! The registry client on a hostile or broken network: registries that never answer or answer
-//! errors; and a credentials file that is broken or not a file at all.
+//! The registry client on a hostile or broken network: registries that never answer, answer
+//! errors, send endlessly or slowly; and a credentials file that is broken or not a file at all.
 //!
 //! Every server here is real and on loopback: a scripted HTTP server (raw TCP, so it can
-//! misbehave in ways a framework would not allow) or the real registry of the parent module.
+//! misbehave in ways a framework would not allow), and a throttling proxy in front of the real
+//! registry of the parent module.
 
 use std::io::{BufRead as _, BufReader, Read as _, Write as _};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::process::{Command, Stdio};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use super::{Registry, skill};
+use super::{Registry, cli, skill};
 use crate::common::{TestContext, run};
 
 /// What the scripted server does with one request.
@@ -24,6 +25,8 @@ enum Step {
     Silence,
     /// Reads the request and closes the connection without a word.
     HangUp,
+    /// Answers 200 with a body that never ends (it stops at 1 GiB, or when the client leaves).
+    Endless { content_length: Option<u64> },
 }
 
 /// A complete response with `Connection: close`, so that every attempt is a new connection
@@ -45,6 +48,7 @@ fn answer(status: &str, headers: &[&str], body: &str) -> Step {
 struct Scripted {
     address: SocketAddr,
     accepts: Arc<AtomicUsize>,
+    body_bytes_sent: Arc<AtomicU64>,
     stop: Arc<AtomicBool>,
     accept_thread: Option<JoinHandle<()>>,
 }
@@ -54,11 +58,12 @@ impl Scripted {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let address = listener.local_addr().unwrap();
         let accepts = Arc::new(AtomicUsize::new(0));
+        let body_bytes_sent = Arc::new(AtomicU64::new(0));
         let stop = Arc::new(AtomicBool::new(false));
         let held: Arc<Mutex<Vec<TcpStream>>> = Arc::default();
         let script = Arc::new(script);
         let accept_thread = {
-            let (accepts, stop) = (accepts.clone(), stop.clone());
+            let (accepts, sent, stop) = (accepts.clone(), body_bytes_sent.clone(), stop.clone());
             std::thread::spawn(move || {
                 for stream in listener.incoming() {
                     if stop.load(Ordering::SeqCst) {
@@ -66,14 +71,16 @@ impl Scripted {
                     }
                     let Ok(stream) = stream else { continue };
                     let n = accepts.fetch_add(1, Ordering::SeqCst);
-                    let (script, held) = (script.clone(), held.clone());
-                    std::thread::spawn(move || serve(stream, n, &*script, &held));
+                    let (script, sent, stop, held) =
+                        (script.clone(), sent.clone(), stop.clone(), held.clone());
+                    std::thread::spawn(move || serve(stream, n, &*script, &sent, &stop, &held));
                 }
             })
         };
         Self {
             address,
             accepts,
+            body_bytes_sent,
             stop,
             accept_thread: Some(accept_thread),
         }
@@ -104,6 +111,8 @@ fn serve(
     stream: TcpStream,
     n: usize,
     script: &(dyn Fn(usize, &str) -> Step + Send + Sync),
+    sent: &AtomicU64,
+    stop: &AtomicBool,
     held: &Mutex<Vec<TcpStream>>,
 ) {
     let mut reader = BufReader::new(stream.try_clone().unwrap());
@@ -131,6 +140,33 @@ fn serve(
         }
         Step::Silence => held.lock().unwrap().push(stream),
         Step::HangUp => {}
+        Step::Endless { content_length } => {
+            let response_head = match content_length {
+                Some(length) => format!("HTTP/1.1 200 OK\r\nContent-Length: {length}\r\n\r\n"),
+                None => "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n".to_owned(),
+            };
+            if stream.write_all(response_head.as_bytes()).is_err() {
+                return;
+            }
+            let piece = vec![b'z'; 64 * 1024];
+            let chunk = [
+                format!("{:x}\r\n", piece.len()).into_bytes(),
+                piece.clone(),
+                b"\r\n".to_vec(),
+            ]
+            .concat();
+            let frame = if content_length.is_some() {
+                &piece
+            } else {
+                &chunk
+            };
+            while sent.load(Ordering::SeqCst) < 1 << 30 && !stop.load(Ordering::SeqCst) {
+                if stream.write_all(frame).is_err() {
+                    break;
+                }
+                sent.fetch_add(piece.len() as u64, Ordering::SeqCst);
+            }
+        }
     }
 }
 
@@ -286,6 +322,177 @@ fn only_failures_that_retrying_can_fix_are_retried() {
             assert!(stderr.contains("3600"), "{what}: {stderr}");
         }
     }
+}
+
+#[test]
+fn an_endless_download_is_refused_past_its_announced_size() {
+    let context = TestContext::new();
+    let info = r#"{"name":"endless","description":"Never ends.","owners":["x"],"versions":[{"version":"1.0.0","checksum":"0000000000000000000000000000000000000000000000000000000000000000","digest":"h1:x","size":4096,"yanked":false,"published_at":0,"publisher":"x"}]}"#;
+    for content_length in [None, Some(u64::MAX / 2)] {
+        let server = Scripted::start(move |_, request| {
+            if request.contains("/download") {
+                Step::Endless { content_length }
+            } else {
+                answer("200 OK", &[], info)
+            }
+        });
+        let (code, _, stderr, _) = run_within(
+            against(
+                &context,
+                &server.url(),
+                &["install", "endless", "--dir", "installed"],
+            ),
+            BOUND,
+        );
+        assert_eq!(code, 2, "{stderr}");
+        assert!(
+            stderr.contains("larger than the 4096 bytes the registry announced"),
+            "{stderr}"
+        );
+        let sent = server.body_bytes_sent.load(Ordering::SeqCst);
+        // What the socket buffers take before the client hangs up; the old client read 512 MiB.
+        assert!(sent < 64 << 20, "the server got {sent} bytes out");
+        let left: Vec<_> = fs_err::read_dir(context.root().join("installed"))
+            .map(|entries| entries.map(|entry| entry.unwrap().path()).collect())
+            .unwrap_or_default();
+        assert!(
+            left.is_empty(),
+            "nothing is installed or left over: {left:?}"
+        );
+        assert!(!context.root().join("skills.lock").exists());
+    }
+}
+
+/// A proxy on loopback in front of `upstream` that relays the answers slowly.
+struct Proxy {
+    port: u16,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    thread: Option<JoinHandle<()>>,
+}
+
+#[derive(Clone)]
+enum Relay {
+    /// Sends the upstream's bytes on in pieces of this size, with this pause before each.
+    Slow(usize, Duration),
+}
+
+impl Proxy {
+    fn start(upstream: &str, relay: Relay) -> Self {
+        let upstream = upstream.trim_start_matches("http://").to_owned();
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.set_nonblocking(true).unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let thread = std::thread::spawn(move || {
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .unwrap();
+            runtime.block_on(async move {
+                let listener = tokio::net::TcpListener::from_std(listener).unwrap();
+                let accepting = async {
+                    while let Ok((client, _)) = listener.accept().await {
+                        tokio::spawn(relay_one(client, upstream.clone(), relay.clone()));
+                    }
+                };
+                tokio::select! {
+                    _ = stopped => {}
+                    () = accepting => {}
+                }
+            });
+        });
+        Self {
+            port,
+            stop: Some(stop),
+            thread: Some(thread),
+        }
+    }
+}
+
+impl Drop for Proxy {
+    fn drop(&mut self) {
+        drop(self.stop.take());
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+async fn relay_one(client: tokio::net::TcpStream, upstream: String, relay: Relay) {
+    use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+    let Ok(server) = tokio::net::TcpStream::connect(&upstream).await else {
+        return;
+    };
+    match relay {
+        Relay::Slow(piece, pause) => {
+            let (mut client_read, mut client_write) = client.into_split();
+            let (mut server_read, mut server_write) = server.into_split();
+            let up = tokio::io::copy(&mut client_read, &mut server_write);
+            let down = async {
+                let mut buffer = vec![0_u8; piece];
+                while let Ok(n) = server_read.read(&mut buffer).await {
+                    if n == 0 {
+                        break;
+                    }
+                    tokio::time::sleep(pause).await;
+                    if client_write.write_all(&buffer[..n]).await.is_err() {
+                        break;
+                    }
+                }
+                let _ = client_write.shutdown().await;
+            };
+            let _ = tokio::join!(up, down);
+        }
+    }
+}
+
+/// Incompressible bytes, so that an archive is about as large as they are.
+fn noise(len: usize) -> Vec<u8> {
+    let mut state = 0x2545_F491_4F6C_DD1D_u64;
+    (0..len)
+        .map(|_| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state.to_le_bytes()[0]
+        })
+        .collect()
+}
+
+#[test]
+fn a_slow_download_that_keeps_arriving_is_not_cut_off() {
+    let context = TestContext::new();
+    let registry = Registry::start(&context.root().join("data"), &[]);
+    let alice = registry.token("alice");
+    skill(
+        &context,
+        "slow",
+        "1.0.0",
+        "See [the data](assets/data.bin).",
+    );
+    context.write("work/slow/assets/data.bin", noise(16 * 1024));
+    assert_eq!(
+        cli(&context, &registry, Some(&alice), &["publish", "work/slow"]).0,
+        0
+    );
+    // 512 bytes every 150 ms: the archive alone takes about 5 s, over twice the 2 s timeout.
+    let proxy = Proxy::start(&registry.url, Relay::Slow(512, Duration::from_millis(150)));
+    let url = format!("http://127.0.0.1:{}", proxy.port);
+    let (code, _, stderr, elapsed) = run_within(
+        against(&context, &url, &["install", "slow", "--dir", "installed"]),
+        BOUND,
+    );
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        context
+            .root()
+            .join("installed/slow/assets/data.bin")
+            .exists()
+    );
+    assert!(
+        elapsed > Duration::from_secs(4),
+        "the relay was slower than the timeout: {elapsed:?}"
+    );
 }
 
 /// `login` against `registry` with `config` as the config folder.
