@@ -71,6 +71,13 @@ pub enum TokenCommand {
 #[allow(clippy::doc_markdown)] // `--help` text, where backticks would show
 pub struct RegistryFlag {
     /// The registry's URL [default: $SKILLPKG_REGISTRY, or `registry` in skillpkg.toml]
+    ///
+    /// https:// is checked against the system's certificates; for a registry with a private or
+    /// self-signed certificate authority, set SKILLPKG_CA_FILE (or SSL_CERT_FILE) to a PEM file
+    /// of the certificates to trust. Tokens are never sent over plain http:// except to
+    /// localhost (SKILLPKG_ALLOW_HTTP_TOKEN=1 allows it on a trusted network).
+    /// SKILLPKG_HTTP_TIMEOUT=SECONDS changes how long a silent registry is waited for (10 s to
+    /// connect, 30 s for each answer).
     #[arg(long, value_name = "URL")]
     pub registry: Option<String>,
 }

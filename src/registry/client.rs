@@ -11,14 +11,22 @@
 //!   requests whose repetition is harmless, a dropped connection and 502/504. A timeout is not
 //!   retried: a registry that said nothing for 30 s rarely answers the next attempt, and
 //!   retrying would multiply the wait. 4xx and 500 are answers, not accidents.
+//! - **TLS with the platform's trust store** (rustls with ring, which builds with just a C
+//!   compiler; `rustls-platform-verifier`). `SKILLPKG_CA_FILE`, else `SSL_CERT_FILE`, names a
+//!   PEM bundle to trust instead, for registries behind a private certificate authority.
+//! - **No token in clear text**: a token is sent over plain `http://` only to a loopback
+//!   address, unless `SKILLPKG_ALLOW_HTTP_TOKEN=1` says the network is trusted.
 //! - **Downloads stream to a file**, hashed on the way, and stop as soon as they pass the size
 //!   the registry announced, so an endless or oversized answer costs neither memory nor disk.
 
 use std::io::{Read as _, Write as _};
+use std::net::IpAddr;
+use std::path::Path;
 use std::time::Duration;
 
 use serde::de::DeserializeOwned;
 use sha2::{Digest as _, Sha256};
+use ureq::tls::{PemItem, RootCerts, TlsConfig, TlsProvider};
 
 use super::api::{ErrorBody, Me, Owners, Published, SearchResult, SkillInfo};
 
@@ -41,6 +49,16 @@ pub enum ClientError {
         doing: &'static str,
         seconds: u64,
     },
+    /// The TLS handshake failed, most often because the certificate is not trusted.
+    #[error(
+        "TLS with {url} failed: {message}; if the registry's certificate comes from a private certificate authority, set SKILLPKG_CA_FILE to that authority's PEM file"
+    )]
+    Tls { url: String, message: String },
+    /// A token would have been sent in clear text.
+    #[error(
+        "refusing to send a token to {base} over plain http://, where anyone on the network path can read it; use the registry's https:// URL (or set SKILLPKG_ALLOW_HTTP_TOKEN=1 if the network is trusted)"
+    )]
+    PlainHttpToken { base: String },
     /// A download went past the size the registry announced for it.
     #[error(
         "stopped the download from {url}: it is larger than the {limit} bytes the registry announced for it"
@@ -49,7 +67,7 @@ pub enum ClientError {
     /// Writing the download to its file failed.
     #[error("cannot save the download from {url}: {source}")]
     Save { url: String, source: std::io::Error },
-    /// The client's own settings are wrong: `SKILLPKG_HTTP_TIMEOUT`.
+    /// The client's own settings are wrong: the URL, `SKILLPKG_HTTP_TIMEOUT`, a CA file.
     #[error("{0}")]
     Setup(String),
     #[error("the registry's answer was not what skillpkg expects: {0}")]
@@ -104,6 +122,8 @@ impl Timeouts {
 pub struct Client {
     base: String,
     token: Option<String>,
+    /// Whether `token` may travel to `base`: https, loopback, or the user's explicit opt-in.
+    token_allowed: bool,
     timeouts: Timeouts,
     agent: ureq::Agent,
 }
@@ -149,13 +169,30 @@ enum Next {
 }
 
 impl Client {
-    /// A client for the registry at `base`, with the timeouts the environment sets.
+    /// A client for the registry at `base` (`http://` or `https://`), with the timeouts and the
+    /// trusted certificates the environment sets.
     pub fn new(base: &str, token: Option<String>) -> Result<Self, ClientError> {
         let base = base.trim_end_matches('/').to_owned();
+        let secure = match url_scheme_and_host(&base) {
+            Some(("https", _)) => true,
+            Some(("http", host)) => is_loopback(&host),
+            _ => {
+                return Err(ClientError::Setup(format!(
+                    "the registry URL `{base}` is not an http:// or https:// URL"
+                )));
+            }
+        };
+        let token_allowed = secure
+            || std::env::var("SKILLPKG_ALLOW_HTTP_TOKEN").is_ok_and(|value| value.trim() == "1");
         let timeouts = Timeouts::from_env()?;
+        let tls = TlsConfig::builder()
+            .provider(TlsProvider::Rustls)
+            .root_certs(root_certs()?)
+            .build();
         let agent: ureq::Agent = ureq::Agent::config_builder()
             .http_status_as_error(false)
             .user_agent(concat!("skillpkg/", env!("CARGO_PKG_VERSION")))
+            .tls_config(tls)
             .timeout_resolve(Some(timeouts.connect))
             .timeout_connect(Some(timeouts.connect))
             .timeout_send_request(Some(timeouts.read))
@@ -167,6 +204,7 @@ impl Client {
         Ok(Self {
             base,
             token,
+            token_allowed,
             timeouts,
             agent,
         })
@@ -190,7 +228,14 @@ impl Client {
     ) -> Result<ureq::http::Response<ureq::Body>, ClientError> {
         let url = self.url(path);
         let header = match (auth, &self.token) {
-            (Auth::Token, Some(token)) => Some(format!("Bearer {token}")),
+            (Auth::Token, Some(token)) => {
+                if !self.token_allowed {
+                    return Err(ClientError::PlainHttpToken {
+                        base: self.base.clone(),
+                    });
+                }
+                Some(format!("Bearer {token}"))
+            }
             _ => None,
         };
         let mut pause = BACKOFF;
@@ -242,6 +287,21 @@ impl Client {
             ureq::Error::Io(io) if io.kind() == std::io::ErrorKind::TimedOut => {
                 timed_out("waiting for an answer from", self.timeouts.read)
             }
+            // The handshake's failures (an untrusted certificate above all) arrive as I/O.
+            ureq::Error::Io(io) if matches!(io.get_ref(), Some(inner) if inner.is::<rustls::Error>()) => {
+                ClientError::Tls {
+                    url,
+                    message: io.to_string(),
+                }
+            }
+            ureq::Error::Rustls(tls) => ClientError::Tls {
+                url,
+                message: tls.to_string(),
+            },
+            ureq::Error::Tls(message) => ClientError::Tls {
+                url,
+                message: message.to_owned(),
+            },
             ureq::Error::HostNotFound => ClientError::Transport {
                 url,
                 message: "the host name does not resolve".into(),
@@ -512,6 +572,63 @@ fn retry_after_note(response: &ureq::http::Response<ureq::Body>) -> String {
         .unwrap_or_default()
 }
 
+/// The certificates TLS trusts: a PEM bundle named by `SKILLPKG_CA_FILE`, else by
+/// `SSL_CERT_FILE` (the convention of OpenSSL, curl and git), else the platform's store.
+fn root_certs() -> Result<RootCerts, ClientError> {
+    for variable in ["SKILLPKG_CA_FILE", "SSL_CERT_FILE"] {
+        if let Some(path) = std::env::var_os(variable).filter(|path| !path.is_empty()) {
+            return pem_bundle(variable, Path::new(&path));
+        }
+    }
+    Ok(RootCerts::PlatformVerifier)
+}
+
+/// Every certificate in the PEM file at `path`, which `variable` named.
+fn pem_bundle(variable: &str, path: &Path) -> Result<RootCerts, ClientError> {
+    let bytes =
+        fs_err::read(path).map_err(|error| ClientError::Setup(format!("{variable}: {error}")))?;
+    let mut certificates = Vec::new();
+    for item in ureq::tls::parse_pem(&bytes) {
+        match item {
+            Ok(PemItem::Certificate(certificate)) => certificates.push(certificate),
+            Ok(_) => {}
+            Err(error) => {
+                return Err(ClientError::Setup(format!(
+                    "{variable} names {}, which is not a valid PEM file: {error}",
+                    path.display()
+                )));
+            }
+        }
+    }
+    if certificates.is_empty() {
+        return Err(ClientError::Setup(format!(
+            "{variable} names {}, which holds no certificate (-----BEGIN CERTIFICATE-----)",
+            path.display()
+        )));
+    }
+    Ok(RootCerts::from(certificates))
+}
+
+/// The scheme and host of `url`, lowercase scheme, host without IPv6 brackets.
+fn url_scheme_and_host(url: &str) -> Option<(&'static str, String)> {
+    let uri: ureq::http::Uri = url.parse().ok()?;
+    let scheme = match uri.scheme_str()?.to_ascii_lowercase().as_str() {
+        "http" => "http",
+        "https" => "https",
+        _ => return None,
+    };
+    let host = uri.host()?.trim_start_matches('[').trim_end_matches(']');
+    Some((scheme, host.to_ascii_lowercase()))
+}
+
+/// Whether `host` is this machine: `localhost` or a loopback address.
+fn is_loopback(host: &str) -> bool {
+    host == "localhost"
+        || host
+            .parse::<IpAddr>()
+            .is_ok_and(|address| address.is_loopback())
+}
+
 fn with_auth<B>(request: ureq::RequestBuilder<B>, auth: Option<&str>) -> ureq::RequestBuilder<B> {
     match auth {
         Some(value) => request.header("authorization", value),
@@ -555,7 +672,9 @@ mod tests {
     use std::io::Read as _;
     use std::time::Duration;
 
-    use super::{Next, Progress, Repeat, after_error, after_status};
+    use super::{
+        Next, Progress, Repeat, after_error, after_status, is_loopback, url_scheme_and_host,
+    };
 
     #[test]
     fn progress_reports_every_byte_read_in_order() {
@@ -628,6 +747,36 @@ mod tests {
             ureq::Error::Tls("bad certificate"),
         ] {
             assert_eq!(after_error(&error, Repeat::Harmless), Next::Stop, "{error}");
+        }
+    }
+
+    #[test]
+    fn urls_give_their_scheme_and_bare_host() {
+        assert_eq!(
+            url_scheme_and_host("HTTPS://Registry.Example.com:8443/prefix"),
+            Some(("https", "registry.example.com".to_owned()))
+        );
+        assert_eq!(
+            url_scheme_and_host("http://[::1]:8080"),
+            Some(("http", "::1".to_owned()))
+        );
+        assert_eq!(url_scheme_and_host("ftp://example.com"), None);
+        assert_eq!(url_scheme_and_host("example.com"), None);
+    }
+
+    #[test]
+    fn only_loopback_hosts_count_as_this_machine() {
+        for host in ["localhost", "127.0.0.1", "127.8.9.10", "::1"] {
+            assert!(is_loopback(host), "{host}");
+        }
+        for host in [
+            "example.com",
+            "10.0.0.1",
+            "192.168.1.1",
+            "localhost.example.com",
+            "::",
+        ] {
+            assert!(!is_loopback(host), "{host}");
         }
     }
 }

@@ -1,9 +1,10 @@
 //! The registry client on a hostile or broken network: registries that never answer, answer
-//! errors, send endlessly or slowly; and a credentials file that is broken or not a file at all.
+//! errors, send endlessly or slowly, speak TLS with a private certificate authority; and a
+//! credentials file that is broken or not a file at all.
 //!
 //! Every server here is real and on loopback: a scripted HTTP server (raw TCP, so it can
-//! misbehave in ways a framework would not allow), and a throttling proxy in front of the real
-//! registry of the parent module.
+//! misbehave in ways a framework would not allow), a TLS terminating proxy and a throttling
+//! proxy in front of the real registry of the parent module.
 
 use std::io::{BufRead as _, BufReader, Read as _, Write as _};
 use std::net::{SocketAddr, TcpListener, TcpStream};
@@ -200,14 +201,16 @@ fn run_within(mut command: Command, limit: Duration) -> (i32, String, String, Du
     )
 }
 
-/// `skillpkg ARGS` against `url`, with a short timeout and its own config folder.
+/// `skillpkg ARGS` against `url`, with a short timeout and no stored credentials.
 fn against(context: &TestContext, url: &str, args: &[&str]) -> Command {
     let mut command = context.command(args);
     command
         .env("SKILLPKG_REGISTRY", url)
         .env("SKILLPKG_HTTP_TIMEOUT", "2")
         .env("SKILLPKG_CONFIG_DIR", context.root().join("config"))
-        .env("SKILLPKG_TOKEN", "skp_test");
+        .env("SKILLPKG_TOKEN", "skp_test")
+        .env_remove("SKILLPKG_CA_FILE")
+        .env_remove("SSL_CERT_FILE");
     command
 }
 
@@ -363,7 +366,7 @@ fn an_endless_download_is_refused_past_its_announced_size() {
     }
 }
 
-/// A proxy on loopback in front of `upstream` that relays the answers slowly.
+/// A proxy on loopback in front of `upstream`: terminating TLS, or relaying the answers slowly.
 struct Proxy {
     port: u16,
     stop: Option<tokio::sync::oneshot::Sender<()>>,
@@ -372,6 +375,7 @@ struct Proxy {
 
 #[derive(Clone)]
 enum Relay {
+    Tls(tokio_rustls::TlsAcceptor),
     /// Sends the upstream's bytes on in pieces of this size, with this pause before each.
     Slow(usize, Duration),
 }
@@ -420,10 +424,16 @@ impl Drop for Proxy {
 
 async fn relay_one(client: tokio::net::TcpStream, upstream: String, relay: Relay) {
     use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
-    let Ok(server) = tokio::net::TcpStream::connect(&upstream).await else {
+    let Ok(mut server) = tokio::net::TcpStream::connect(&upstream).await else {
         return;
     };
     match relay {
+        Relay::Tls(acceptor) => {
+            // A client that rejects the certificate ends the handshake: nothing to relay.
+            if let Ok(mut client) = acceptor.accept(client).await {
+                let _ = tokio::io::copy_bidirectional(&mut client, &mut server).await;
+            }
+        }
         Relay::Slow(piece, pause) => {
             let (mut client_read, mut client_write) = client.into_split();
             let (mut server_read, mut server_write) = server.into_split();
@@ -493,6 +503,153 @@ fn a_slow_download_that_keeps_arriving_is_not_cut_off() {
         elapsed > Duration::from_secs(4),
         "the relay was slower than the timeout: {elapsed:?}"
     );
+}
+
+/// A certificate authority and a certificate for `localhost` that it signed.
+struct Pki {
+    ca_pem: String,
+    acceptor: tokio_rustls::TlsAcceptor,
+}
+
+fn pki() -> Pki {
+    use rcgen::{BasicConstraints, CertificateParams, DnType, IsCa, Issuer, KeyPair};
+    use tokio_rustls::rustls;
+    let ca_key = KeyPair::generate().unwrap();
+    let mut ca = CertificateParams::new(Vec::<String>::new()).unwrap();
+    ca.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+    ca.distinguished_name
+        .push(DnType::CommonName, "skillpkg test CA");
+    let ca_pem = ca.self_signed(&ca_key).unwrap().pem();
+    let issuer = Issuer::new(ca, ca_key);
+    let leaf_key = KeyPair::generate().unwrap();
+    let leaf = CertificateParams::new(vec!["localhost".to_owned()])
+        .unwrap()
+        .signed_by(&leaf_key, &issuer)
+        .unwrap();
+    let config = rustls::ServerConfig::builder_with_provider(Arc::new(
+        rustls::crypto::ring::default_provider(),
+    ))
+    .with_safe_default_protocol_versions()
+    .unwrap()
+    .with_no_client_auth()
+    .with_single_cert(
+        vec![leaf.der().clone()],
+        rustls::pki_types::PrivatePkcs8KeyDer::from(leaf_key.serialize_der()).into(),
+    )
+    .unwrap();
+    Pki {
+        ca_pem,
+        acceptor: tokio_rustls::TlsAcceptor::from(Arc::new(config)),
+    }
+}
+
+#[test]
+fn https_with_a_private_certificate_authority() {
+    let context = TestContext::new();
+    let registry = Registry::start(&context.root().join("data"), &[]);
+    let alice = registry.token("alice");
+    let pki = pki();
+    let ca_file = context.write("ca.pem", &pki.ca_pem);
+    let proxy = Proxy::start(&registry.url, Relay::Tls(pki.acceptor));
+    let url = format!("https://localhost:{}", proxy.port);
+    skill(&context, "secure", "1.0.0", "Secure.");
+    let https = |args: &[&str], ca: Option<(&str, &std::path::Path)>| {
+        let mut command = context.command(args);
+        command
+            .env("SKILLPKG_REGISTRY", &url)
+            .env("SKILLPKG_CONFIG_DIR", context.root().join("config"))
+            .env_remove("SKILLPKG_TOKEN")
+            .env_remove("SKILLPKG_CA_FILE")
+            .env_remove("SSL_CERT_FILE")
+            .env_remove("SSL_CERT_DIR");
+        if let Some((variable, path)) = ca {
+            command.env(variable, path);
+        }
+        command
+    };
+    let with_ca = Some(("SKILLPKG_CA_FILE", ca_file.as_path()));
+
+    // Without the CA, nothing is trusted, and the token is not stored.
+    let mut login = https(&["login"], None);
+    login.env("SKILLPKG_TOKEN", &alice);
+    let (code, _, stderr) = run(login);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("TLS with https://localhost")
+            && stderr.contains("certificate")
+            && stderr.contains("SKILLPKG_CA_FILE"),
+        "{stderr}"
+    );
+    assert!(!context.root().join("config/credentials.toml").exists());
+
+    // With it: login, publish with the stored token, search, install.
+    let mut login = https(&["login"], with_ca);
+    login.env("SKILLPKG_TOKEN", &alice);
+    let (code, _, stderr) = run(login);
+    assert_eq!(code, 0, "{stderr}");
+    let stored = fs_err::read_to_string(context.root().join("config/credentials.toml")).unwrap();
+    assert!(stored.contains(&url), "{stored}");
+    let (code, _, stderr) = run(https(&["publish", "work/secure"], with_ca));
+    assert_eq!(code, 0, "{stderr}");
+    let (code, stdout, stderr) = run(https(&["search", "secure"], with_ca));
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.starts_with("secure 1.0.0"), "{stdout}");
+    let (code, _, stderr) = run(https(&["install", "secure", "--dir", "installed"], with_ca));
+    assert_eq!(code, 0, "{stderr}");
+    assert!(context.root().join("installed/secure/SKILL.md").exists());
+    // SSL_CERT_FILE, the convention of OpenSSL, curl and git, works too.
+    let (code, _, stderr) = run(https(
+        &["info", "secure"],
+        Some(("SSL_CERT_FILE", ca_file.as_path())),
+    ));
+    assert_eq!(code, 0, "{stderr}");
+    // A CA file that holds no certificate is a clear error, not an empty trust store.
+    let empty = context.write("empty.pem", "not a certificate\n");
+    let (code, _, stderr) = run(https(
+        &["info", "secure"],
+        Some(("SKILLPKG_CA_FILE", empty.as_path())),
+    ));
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("SKILLPKG_CA_FILE") && stderr.contains("holds no certificate"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_token_never_travels_in_clear_text_to_another_host() {
+    let context = TestContext::new();
+    skill(&context, "exposed", "1.0.0", "Exposed.");
+    // `.invalid` never resolves: whatever happens, nothing leaves this machine.
+    let url = "http://registry.invalid:8080";
+    for args in [
+        &["publish", "work/exposed"][..],
+        &["login"],
+        &["yank", "x@1.0.0"],
+    ] {
+        let (code, _, stderr, _) = run_within(against(&context, url, args), BOUND);
+        assert_eq!(code, 2, "{args:?}: {stderr}");
+        assert!(
+            stderr.contains(
+                "refusing to send a token to http://registry.invalid:8080 over plain http://"
+            ) && stderr.contains("https://"),
+            "{args:?}: {stderr}"
+        );
+    }
+    assert!(!context.root().join("config/credentials.toml").exists());
+    // The user can say that the network is trusted; then the request is tried.
+    let mut publish = against(&context, url, &["publish", "work/exposed"]);
+    publish.env("SKILLPKG_ALLOW_HTTP_TOKEN", "1");
+    let (code, _, stderr, _) = run_within(publish, BOUND);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        !stderr.contains("plain http://") && stderr.contains("cannot reach"),
+        "{stderr}"
+    );
+    // Reading needs no token, so plain http to another host stays possible for search.
+    let (code, _, stderr, _) = run_within(against(&context, url, &["search", "x"]), BOUND);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(!stderr.contains("plain http://"), "{stderr}");
 }
 
 /// `login` against `registry` with `config` as the config folder.
