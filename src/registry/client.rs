@@ -173,21 +173,25 @@ impl Client {
     /// trusted certificates the environment sets.
     pub fn new(base: &str, token: Option<String>) -> Result<Self, ClientError> {
         let base = base.trim_end_matches('/').to_owned();
-        let secure = match url_scheme_and_host(&base) {
-            Some(("https", _)) => true,
-            Some(("http", host)) => is_loopback(&host),
-            _ => {
-                return Err(ClientError::Setup(format!(
-                    "the registry URL `{base}` is not an http:// or https:// URL"
-                )));
-            }
+        let Some((scheme, host)) = url_scheme_and_host(&base) else {
+            return Err(ClientError::Setup(format!(
+                "the registry URL `{base}` is not an http:// or https:// URL"
+            )));
         };
-        let token_allowed = secure
+        let https = scheme == "https";
+        let token_allowed = https
+            || is_loopback(&host)
             || std::env::var("SKILLPKG_ALLOW_HTTP_TOKEN").is_ok_and(|value| value.trim() == "1");
+        // A CA file matters only to https; a stale SSL_CERT_FILE must not break a plain registry.
+        let roots = if https {
+            root_certs()?
+        } else {
+            RootCerts::PlatformVerifier
+        };
         let timeouts = Timeouts::from_env()?;
         let tls = TlsConfig::builder()
             .provider(TlsProvider::Rustls)
-            .root_certs(root_certs()?)
+            .root_certs(roots)
             .build();
         let agent: ureq::Agent = ureq::Agent::config_builder()
             .http_status_as_error(false)

@@ -614,6 +614,14 @@ fn https_with_a_private_certificate_authority() {
         stderr.contains("SKILLPKG_CA_FILE") && stderr.contains("holds no certificate"),
         "{stderr}"
     );
+    // Plain http never reads it: a stale CA setting does not break a local registry.
+    let mut plain = https(
+        &["info", "secure"],
+        Some(("SSL_CERT_FILE", empty.as_path())),
+    );
+    plain.env("SKILLPKG_REGISTRY", &registry.url);
+    let (code, _, stderr) = run(plain);
+    assert_eq!(code, 0, "{stderr}");
 }
 
 #[test]
