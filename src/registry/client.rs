@@ -12,10 +12,12 @@
 //!   retried: a registry that said nothing for 30 s rarely answers the next attempt, and
 //!   retrying would multiply the wait. 4xx and 500 are answers, not accidents.
 //! - **TLS with the platform's trust store** (rustls with ring, which builds with just a C
-//!   compiler; `rustls-platform-verifier`). `SKILLPKG_CA_FILE`, else `SSL_CERT_FILE`, names a
-//!   PEM bundle to trust instead, for registries behind a private certificate authority.
-//! - **No token in clear text**: a token is sent over plain `http://` only to a loopback
-//!   address, unless `SKILLPKG_ALLOW_HTTP_TOKEN=1` says the network is trusted.
+//!   compiler; `rustls-platform-verifier`). For an https registry, `SKILLPKG_CA_FILE`, else
+//!   `SSL_CERT_FILE`, names a PEM bundle to trust instead, for registries behind a private
+//!   certificate authority.
+//! - **No token in clear text**: a token is sent over plain `http://` only to `localhost` or a
+//!   loopback address, unless `SKILLPKG_ALLOW_HTTP_TOKEN=1` says the network is trusted. (ureq
+//!   never forwards the `Authorization` header across a redirect.)
 //! - **Downloads stream to a file**, hashed on the way, and stop as soon as they pass the size
 //!   the registry announced, so an endless or oversized answer costs neither memory nor disk.
 
@@ -70,6 +72,7 @@ pub enum ClientError {
     /// The client's own settings are wrong: the URL, `SKILLPKG_HTTP_TIMEOUT`, a CA file.
     #[error("{0}")]
     Setup(String),
+    /// The answer did not parse as what the protocol promises.
     #[error("the registry's answer was not what skillpkg expects: {0}")]
     Invalid(String),
 }
@@ -214,6 +217,7 @@ impl Client {
         })
     }
 
+    /// The registry's URL, without a trailing `/`.
     pub fn base(&self) -> &str {
         &self.base
     }
@@ -349,6 +353,7 @@ impl Client {
         serde_json::from_str(&text).map_err(|error| ClientError::Invalid(error.to_string()))
     }
 
+    /// Who the token belongs to: `GET /api/v1/me`.
     pub fn me(&self) -> Result<Me, ClientError> {
         let path = "/api/v1/me";
         let response = self.call(path, Auth::Token, Repeat::Harmless, &|agent, url, auth| {
@@ -365,14 +370,17 @@ impl Client {
         self.json(path, response)
     }
 
+    /// One page of the skills that match `query`.
     pub fn search(&self, query: &str, page: usize) -> Result<SearchResult, ClientError> {
         self.get_json(&format!("/api/v1/skills?q={}&page={page}", encode(query)))
     }
 
+    /// A skill and every version of it.
     pub fn info(&self, name: &str) -> Result<SkillInfo, ClientError> {
         self.get_json(&format!("/api/v1/skills/{}", encode(name)))
     }
 
+    /// Uploads an archive as `name@version`, reporting the bytes sent to `progress`.
     pub fn publish(
         &self,
         name: &str,
@@ -480,6 +488,7 @@ impl Client {
         Ok(crate::pack::archive::hex(&hasher.finalize()))
     }
 
+    /// Yanks `name@version`, or with `undo` unyanks it.
     pub fn yank(&self, name: &str, version: &str, undo: bool) -> Result<(), ClientError> {
         let path = if undo {
             format!("/api/v1/skills/{}/{}/unyank", encode(name), encode(version))
@@ -496,10 +505,12 @@ impl Client {
         self.json::<serde_json::Value>(&path, response).map(|_| ())
     }
 
+    /// The skill's owners.
     pub fn owners(&self, name: &str) -> Result<Owners, ClientError> {
         self.get_json(&format!("/api/v1/skills/{}/owners", encode(name)))
     }
 
+    /// Adds `users` to the skill's owners, or (`add` false) removes them.
     pub fn change_owners(
         &self,
         name: &str,
