@@ -188,3 +188,18 @@ pub fn write_atomically(
     sync_folder(folder);
     Ok(())
 }
+
+/// Creates `path` and any missing parents readable by the user only (0700 on Unix), for
+/// folders that hold secrets. A folder that exists already keeps its mode: it may be shared.
+pub fn create_private_dir_all(path: &Path) -> io::Result<()> {
+    let mut builder = std::fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+    builder.create(path).map_err(|error| {
+        io::Error::new(
+            error.kind(),
+            format!("cannot create {}: {error}", path.display()),
+        )
+    })
+}

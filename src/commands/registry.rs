@@ -5,8 +5,6 @@ use std::io::{IsTerminal as _, Write};
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 
-use sha2::{Digest, Sha256};
-
 use super::package::{self, Layout, PackageArgs};
 use super::{ExitStatus, UserError};
 use crate::check::config::{ConfigFinder, lexical_absolute};
@@ -16,7 +14,8 @@ use crate::output::{Printer, plural, print_error};
 use crate::pack::extract::{self, Limits};
 use crate::pack::{archive, select};
 use crate::registry::api::SkillInfo;
-use crate::registry::client::{self, Client, ClientError};
+use crate::registry::client::{Client, ClientError};
+use crate::registry::credentials;
 use crate::registry::lockfile::{self, FILE_NAME as LOCKFILE, Locked, Lockfile, MARKER, Marker};
 use crate::registry::server::{self, Settings};
 
@@ -68,6 +67,13 @@ pub enum TokenCommand {
 #[allow(clippy::doc_markdown)] // `--help` text, where backticks would show
 pub struct RegistryFlag {
     /// The registry's URL [default: $SKILLPKG_REGISTRY, or `registry` in skillpkg.toml]
+    ///
+    /// https:// is checked against the system's certificates; for a registry with a private or
+    /// self-signed certificate authority, set SKILLPKG_CA_FILE (or SSL_CERT_FILE) to a PEM file
+    /// of the certificates to trust. Tokens are never sent over plain http:// except to
+    /// localhost (SKILLPKG_ALLOW_HTTP_TOKEN=1 allows it on a trusted network).
+    /// SKILLPKG_HTTP_TIMEOUT=SECONDS changes how long a silent registry is waited for (10 s to
+    /// connect, 30 s for each answer).
     #[arg(long, value_name = "URL")]
     pub registry: Option<String>,
 }
@@ -239,10 +245,13 @@ pub enum OwnerCommand {
 }
 
 /// The stored (or `SKILLPKG_TOKEN`) token for `registry`, or an error saying how to get one.
-fn required_token(registry: &str) -> Result<String, UserError> {
-    client::token(registry).ok_or_else(|| UserError {
-        message: format!("no token for {registry}"),
-        hints: vec!["run `skillpkg login`, or set SKILLPKG_TOKEN".into()],
+fn required_token(registry: &str) -> anyhow::Result<String> {
+    credentials::token(registry)?.ok_or_else(|| {
+        UserError {
+            message: format!("no token for {registry}"),
+            hints: vec!["run `skillpkg login`, or set SKILLPKG_TOKEN".into()],
+        }
+        .into()
     })
 }
 
@@ -317,6 +326,8 @@ pub fn registry(args: RegistryArgs, printer: Printer) -> anyhow::Result<ExitStat
 #[allow(clippy::needless_pass_by_value)]
 pub fn login(args: LoginArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
     let registry = args.registry.resolve(Path::new("."))?;
+    // Before asking for a token: one that could not be stored is not worth typing.
+    credentials::check()?;
     let from_env = std::env::var("SKILLPKG_TOKEN")
         .ok()
         .filter(|t| !t.trim().is_empty());
@@ -341,9 +352,9 @@ pub fn login(args: LoginArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
         .into());
     }
     let me = Client::new(&registry, Some(token.clone()))
-        .me()
+        .and_then(|client| client.me())
         .map_err(client_error)?;
-    let path = client::store_token(&registry, &token)?;
+    let path = credentials::store_token(&registry, &token)?;
     let mut err = printer.stderr();
     writeln!(
         err,
@@ -431,7 +442,7 @@ pub fn publish(args: PublishArgs, printer: Printer) -> anyhow::Result<ExitStatus
     }
     let token = required_token(&registry)?;
     let bytes = fs_err::read(&archive_path)?;
-    let client = Client::new(&registry, Some(token));
+    let client = Client::new(&registry, Some(token)).map_err(client_error)?;
     let bar = upload_bar(&format!("{name}@{version}"), bytes.len() as u64);
     let result = client.publish(
         &name,
@@ -513,7 +524,7 @@ fn report_publish(
 pub fn search(args: SearchArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
     let registry = args.registry.resolve(Path::new("."))?;
     let result = Client::new(&registry, None)
-        .search(&args.query, args.page)
+        .and_then(|client| client.search(&args.query, args.page))
         .map_err(client_error)?;
     let mut out = printer.stdout();
     for hit in &result.skills {
@@ -554,7 +565,7 @@ pub fn search(args: SearchArgs, printer: Printer) -> anyhow::Result<ExitStatus> 
 pub fn info(args: InfoArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
     let registry = args.registry.resolve(Path::new("."))?;
     let skill = Client::new(&registry, None)
-        .info(&args.name)
+        .and_then(|client| client.info(&args.name))
         .map_err(client_error)?;
     let mut out = printer.stdout();
     writeln!(
@@ -595,7 +606,7 @@ pub fn yank(args: YankArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
     let registry = args.registry.resolve(Path::new("."))?;
     let token = required_token(&registry)?;
     Client::new(&registry, Some(token))
-        .yank(name, version, args.undo)
+        .and_then(|client| client.yank(name, version, args.undo))
         .map_err(client_error)?;
     let mut err = printer.stderr();
     writeln!(
@@ -610,8 +621,8 @@ pub fn yank(args: YankArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
 #[allow(clippy::needless_pass_by_value)]
 pub fn owner(args: OwnerArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
     let registry = args.registry.resolve(Path::new("."))?;
-    let token = client::token(&registry);
-    let client = Client::new(&registry, token);
+    let token = credentials::token(&registry)?;
+    let client = Client::new(&registry, token).map_err(client_error)?;
     let mut out = printer.stdout();
     match &args.command {
         OwnerCommand::List { name } => {
@@ -690,7 +701,7 @@ pub fn install(args: InstallArgs, printer: Printer) -> anyhow::Result<ExitStatus
     }
     let dir = install_dir(&args, &scope)?;
     let registry = args.registry.resolve(Path::new("."))?;
-    let client = Client::new(&registry, None);
+    let client = Client::new(&registry, None).map_err(client_error)?;
     let to = Destination {
         client: &client,
         registry: &registry,
@@ -741,14 +752,11 @@ impl Scope {
             .map(PathBuf::from)
             .filter(|home| home.is_absolute())
             .ok_or_else(|| anyhow::anyhow!("cannot find the home folder: set HOME"))?;
-        let config = client::config_dir().ok_or_else(|| {
+        let config = credentials::config_dir().ok_or_else(|| {
             anyhow::anyhow!("cannot find a config folder: set HOME or SKILLPKG_CONFIG_DIR")
         })?;
-        if !config.exists() {
-            // skillpkg's config folder also holds credentials: the user's eyes only.
-            fs_err::create_dir_all(&config)?;
-            fsx::set_mode(&config, 0o700)?;
-        }
+        // skillpkg's config folder also holds credentials: the user's eyes only.
+        fsx::create_private_dir_all(&config)?;
         Ok(Self {
             lock: config.join(LOCKFILE),
             root: home,
@@ -842,7 +850,13 @@ fn install_one(
         .into());
     }
     let previous = existing.map(|index| lock.skills[index].clone());
-    let placed = place(to.client, &entry, &to.scope.root, previous.as_ref())?;
+    let placed = place(
+        to.client,
+        &entry,
+        &to.scope.root,
+        previous.as_ref(),
+        Some(chosen.size),
+    )?;
     match existing {
         Some(index) => lock.skills[index] = entry.clone(),
         None => lock.skills.push(entry.clone()),
@@ -876,8 +890,8 @@ fn install_from_lock(scope: &Scope, lock: &Lockfile, err: &mut impl Write) -> an
         .into());
     }
     for entry in &lock.skills {
-        let client = Client::new(&entry.registry, None);
-        let placed = place(&client, entry, &scope.root, Some(entry))?;
+        let client = Client::new(&entry.registry, None).map_err(client_error)?;
+        let placed = place(&client, entry, &scope.root, Some(entry), None)?;
         let shown = scope.show(&entry.folder());
         match placed {
             Placed::Installed => writeln!(
@@ -952,11 +966,15 @@ enum Placed {
 /// changed it since: its files match the digest of its marker, or of `previous` (what
 /// skills.lock recorded for it). Anything else (a folder the user made, or an installed skill
 /// someone edited) is left alone and refused, before anything is downloaded.
+///
+/// `size` is the archive's size as the registry announced it, when known; the download is
+/// refused past it.
 fn place(
     client: &Client,
     entry: &Locked,
     root: &Path,
     previous: Option<&Locked>,
+    size: Option<u64>,
 ) -> anyhow::Result<Placed> {
     let name = entry.name.as_str();
     let folder = root.join(entry.folder().parent().unwrap_or(Path::new(".")));
@@ -999,10 +1017,16 @@ fn place(
             .into());
         }
     }
-    let bytes = client
-        .download(name, &entry.version)
-        .map_err(client_error)?;
-    let got = archive::hex(&Sha256::digest(&bytes));
+    fs_err::create_dir_all(&folder)?;
+    let staging = extract::Staging::new(&folder, name, ".install")?;
+    let archive_file = staging.path().join("download.skill");
+    let mut download = fs_err::File::create(&archive_file)?;
+    let got = match size {
+        Some(size) => client.download_at_most(name, &entry.version, size, download.file_mut()),
+        None => client.download(name, &entry.version, download.file_mut()),
+    }
+    .map_err(client_error)?;
+    drop(download);
     if got != entry.sha256 {
         return Err(UserError {
             message: format!("the download of {name} does not match its checksum (expected {}, got {got}); nothing was installed", entry.sha256),
@@ -1010,10 +1034,6 @@ fn place(
         }
         .into());
     }
-    fs_err::create_dir_all(&folder)?;
-    let staging = extract::Staging::new(&folder, name, ".install")?;
-    let archive_file = staging.path().join("download.skill");
-    fs_err::write(&archive_file, &bytes)?;
     let options = extract::Options {
         limits,
         ..extract::Options::new(name)

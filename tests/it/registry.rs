@@ -8,6 +8,8 @@ use std::process::{Child, Command, Stdio};
 
 use crate::common::{TestContext, run};
 
+mod client;
+
 /// A running registry; killed when dropped.
 pub(crate) struct Registry {
     child: Child,
