@@ -20,6 +20,8 @@ use sha2::{Digest, Sha256};
 use tokio::io::AsyncWriteExt as _;
 
 use super::api::{self, ErrorBody, ErrorDetail, Me, Owners, Published, SearchResult};
+use super::connections;
+pub use super::connections::ConnectionLimits;
 use super::store::{
     BlobStore, Change, FsBlobs, MetadataStore, NewVersion, PublishOutcome, Sqlite, StoreError,
 };
@@ -38,6 +40,8 @@ pub struct Settings {
     pub max_upload: u64,
     /// Public base URL for links; defaults to `http://<addr>`.
     pub base_url: Option<String>,
+    /// How many connections, and how long each may wait.
+    pub connections: ConnectionLimits,
 }
 
 struct AppState {
@@ -111,6 +115,8 @@ pub fn create_token(data: &Path, user: &str) -> anyhow::Result<String> {
 async fn blocking<T: Send + 'static>(
     work: impl FnOnce() -> Result<T, StoreError> + Send + 'static,
 ) -> Result<T, Failure> {
+    // The connection moves no bytes meanwhile, but it is not idle.
+    let _working = connections::working();
     tokio::task::spawn_blocking(work)
         .await
         .map_err(|error| {
@@ -168,9 +174,7 @@ pub async fn serve(settings: Settings) -> anyhow::Result<()> {
         writeln!(out, "listening on {base_url}")?;
         out.flush()?;
     }
-    axum::serve(listener, app)
-        .with_graceful_shutdown(shutdown())
-        .await?;
+    connections::serve(listener, app, settings.connections, shutdown()).await;
     Ok(())
 }
 
@@ -370,9 +374,11 @@ async fn publish(
     let unpack = work.path().join("unpacked");
     let upload_path = upload.clone();
     let url_name = name.clone();
+    let working = connections::working();
     let checked = tokio::task::spawn_blocking(move || inspect(&upload_path, &unpack, &url_name))
         .await
         .map_err(|e| fail(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))??;
+    drop(working);
 
     let new = NewVersion {
         name: name.clone(),
