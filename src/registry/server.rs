@@ -17,7 +17,8 @@ use axum::routing::{get, put};
 use http_body_util::BodyExt as _;
 use serde::Deserialize;
 use sha2::{Digest, Sha256};
-use tokio::io::AsyncWriteExt as _;
+use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+use tokio_util::io::ReaderStream;
 
 use super::api::{self, ErrorBody, ErrorDetail, Me, Owners, Published, SearchResult};
 use super::connections;
@@ -43,6 +44,18 @@ pub struct Settings {
     /// How many connections, and how long each may wait.
     pub connections: ConnectionLimits,
 }
+
+/// The read size when streaming an archive.
+const DOWNLOAD_CHUNK: usize = 64 * 1024;
+
+/// The largest SKILL.md a publish may carry. Agents put all of it in the model's context when
+/// the skill is used, so anything near this is a mistake; longer material belongs in files the
+/// skill links to.
+pub const MAX_SKILL_MD_BYTES: u64 = 1024 * 1024;
+
+/// How much of SKILL.md a skill's web page shows, in characters: the page is built in memory
+/// for every visit.
+const PAGE_SKILL_MD_CHARS: usize = 64 * 1024;
 
 struct AppState {
     meta: Arc<dyn MetadataStore>,
@@ -296,7 +309,7 @@ async fn download(
         })?;
     let blobs = state.blobs.clone();
     let checksum = found.checksum.clone();
-    let bytes = blocking(move || blobs.get(&checksum))
+    let blob = blocking(move || blobs.get(&checksum))
         .await?
         .ok_or_else(|| {
             fail(
@@ -304,8 +317,15 @@ async fn download(
                 "the archive is missing from the blob store",
             )
         })?;
-    let mut response = Response::new(Body::from(bytes));
+    // Streamed from disk in 64 KiB reads: a slow reader holds one buffer, not the archive.
+    // `take` keeps the body to the length announced, whatever happens to the file.
+    let file = tokio::fs::File::from_std(blob.file).take(blob.size);
+    let mut response = Response::new(Body::from_stream(ReaderStream::with_capacity(
+        file,
+        DOWNLOAD_CHUNK,
+    )));
     let headers = response.headers_mut();
+    headers.insert(header::CONTENT_LENGTH, HeaderValue::from(blob.size));
     headers.insert(
         header::CONTENT_TYPE,
         HeaderValue::from_static("application/zip"),
@@ -503,6 +523,19 @@ fn inspect(upload: &Path, unpack: &Path, url_name: &str) -> Result<Inspected, Fa
             format!("the archive was refused: {error}"),
         )
     })?;
+    let skill_md_size = extracted
+        .files
+        .iter()
+        .find(|(path, _)| path == "SKILL.md")
+        .map_or(0, |(_, size)| *size);
+    if skill_md_size > MAX_SKILL_MD_BYTES {
+        return Err(fail(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            format!(
+                "SKILL.md is {skill_md_size} bytes; this registry accepts at most {MAX_SKILL_MD_BYTES} (1 MiB). Agents load all of SKILL.md into the model's context: keep it short and move reference material into files it links to (e.g. references/)"
+            ),
+        ));
+    }
     let skill_file = extracted.dir.join("SKILL.md");
     let skill = Skill::load(&skill_file).map_err(|e| {
         fail(
@@ -716,16 +749,15 @@ async fn page(
         .find(|v| !v.yanked)
         .or(skill.versions.first())
         .map(|v| v.version.clone());
-    let text = match &latest {
+    let shown = match &latest {
         Some(version) => {
             let meta = state.meta.clone();
             let (n, v) = (skill.name.clone(), version.clone());
-            blocking(move || meta.skill_md(&n, &v))
-                .await?
-                .unwrap_or_default()
+            blocking(move || meta.skill_md_start(&n, &v, PAGE_SKILL_MD_CHARS)).await?
         }
-        None => String::new(),
+        None => None,
     };
+    let (text, cut) = shown.map_or((String::new(), false), |start| (start.text, start.cut));
     let mut body = format!(
         "<h1>{0}</h1><p>{1}</p><p>Install: <code>skillpkg install {0}</code></p><h2>Versions</h2><ul>",
         escape(&skill.name),
@@ -745,5 +777,11 @@ async fn page(
         escape(&skill.owners.join(", ")),
         escape(&text)
     );
+    if cut {
+        let _ = write!(
+            body,
+            "<p><em>SKILL.md is cut here: the page shows its first {PAGE_SKILL_MD_CHARS} characters. Install the skill to read all of it.</em></p>"
+        );
+    }
     Ok(html(&skill.name, &body).into_response())
 }

@@ -65,7 +65,13 @@ pub trait MetadataStore: Send + Sync {
     fn create_token(&self, user: &str, token_hash: &str, now: i64) -> Result<(), StoreError>;
     fn publish(&self, version: &NewVersion) -> Result<PublishOutcome, StoreError>;
     fn skill(&self, name: &str) -> Result<Option<SkillInfo>, StoreError>;
-    fn skill_md(&self, name: &str, version: &str) -> Result<Option<String>, StoreError>;
+    /// At most the first `max_chars` characters of a version's SKILL.md.
+    fn skill_md_start(
+        &self,
+        name: &str,
+        version: &str,
+        max_chars: usize,
+    ) -> Result<Option<SkillMdStart>, StoreError>;
     fn search(
         &self,
         query: &str,
@@ -92,8 +98,25 @@ pub trait MetadataStore: Send + Sync {
 pub trait BlobStore: Send + Sync {
     /// Moves the finished file at `temp` into the store under `sha256`.
     fn put(&self, temp: &Path, sha256: &str) -> Result<(), StoreError>;
-    /// The stored bytes.
-    fn get(&self, sha256: &str) -> Result<Option<Vec<u8>>, StoreError>;
+    /// The stored archive, opened to be streamed: archives run to tens of megabytes and a slow
+    /// download lasts minutes, so they are never read whole into memory.
+    fn get(&self, sha256: &str) -> Result<Option<Blob>, StoreError>;
+}
+
+/// A stored archive, open for reading.
+#[derive(Debug)]
+pub struct Blob {
+    pub file: std::fs::File,
+    /// Its length in bytes, sent as `Content-Length`.
+    pub size: u64,
+}
+
+/// The start of a version's SKILL.md, for its web page.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SkillMdStart {
+    pub text: String,
+    /// Whether SKILL.md goes on past `text`.
+    pub cut: bool,
 }
 
 /// `SQLite` metadata.
@@ -295,13 +318,25 @@ impl MetadataStore for Sqlite {
         }))
     }
 
-    fn skill_md(&self, name: &str, version: &str) -> Result<Option<String>, StoreError> {
+    fn skill_md_start(
+        &self,
+        name: &str,
+        version: &str,
+        max_chars: usize,
+    ) -> Result<Option<SkillMdStart>, StoreError> {
         let connection = self.lock();
+        let max_chars = i64::try_from(max_chars).unwrap_or(i64::MAX);
+        // substr and length count characters in TEXT, so the cut never splits one.
         Ok(connection
             .query_row(
-                "SELECT skill_md FROM versions JOIN skills ON skills.id = versions.skill_id WHERE skills.lower_name = ?1 AND versions.version = ?2",
-                params![name.to_lowercase(), version],
-                |row| row.get(0),
+                "SELECT substr(skill_md, 1, ?3), length(skill_md) > ?3 FROM versions JOIN skills ON skills.id = versions.skill_id WHERE skills.lower_name = ?1 AND versions.version = ?2",
+                params![name.to_lowercase(), version, max_chars],
+                |row| {
+                    Ok(SkillMdStart {
+                        text: row.get(0)?,
+                        cut: row.get(1)?,
+                    })
+                },
             )
             .optional()?)
     }
@@ -491,15 +526,20 @@ impl BlobStore for FsBlobs {
         Ok(())
     }
 
-    fn get(&self, sha256: &str) -> Result<Option<Vec<u8>>, StoreError> {
+    fn get(&self, sha256: &str) -> Result<Option<Blob>, StoreError> {
         let Some(path) = self.path(sha256) else {
             return Ok(None);
         };
-        match fs_err::read(&path) {
-            Ok(bytes) => Ok(Some(bytes)),
-            Err(error) if error.kind() == io::ErrorKind::NotFound => Ok(None),
-            Err(error) => Err(error.into()),
-        }
+        let file = match fs_err::File::open(&path) {
+            Ok(file) => file,
+            Err(error) if error.kind() == io::ErrorKind::NotFound => return Ok(None),
+            Err(error) => return Err(error.into()),
+        };
+        let size = file.metadata()?.len();
+        Ok(Some(Blob {
+            file: file.into_parts().0,
+            size,
+        }))
     }
 }
 

@@ -5,7 +5,7 @@ use std::io::{BufRead as _, BufReader, Read as _, Write as _};
 use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
-use super::{Registry, cli};
+use super::{Registry, agent, cli};
 use crate::common::TestContext;
 
 /// Long enough that a healthy server always answers within it; a hang fails instead of blocking.
@@ -255,4 +255,235 @@ fn sigterm_finishes_the_request_in_flight_without_waiting_for_idle_ones() {
         std::thread::sleep(Duration::from_millis(20));
     };
     assert!(exit.success(), "{exit:?}");
+}
+
+/// Incompressible bytes, the same every run.
+fn noise(seed: u64, length: usize) -> Vec<u8> {
+    let mut state = seed | 1;
+    let mut out = Vec::with_capacity(length + 8);
+    while out.len() < length {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        out.extend_from_slice(&state.to_le_bytes());
+    }
+    out.truncate(length);
+    out
+}
+
+/// A `.skill` archive of `name` with `files` random files of `size` bytes each, stored
+/// uncompressed (the data would not compress anyway, and storing is fast).
+fn big_archive(name: &str, files: u64, size: usize) -> Vec<u8> {
+    let mut archive = std::io::Cursor::new(Vec::new());
+    let mut zip = zip::ZipWriter::new(&mut archive);
+    let stored =
+        zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Stored);
+    zip.start_file(format!("{name}/SKILL.md"), stored).unwrap();
+    write!(
+        zip,
+        "---\nname: {name}\ndescription: Big random assets. Use when a test needs a large archive.\n---\n\nSee the assets.\n"
+    )
+    .unwrap();
+    for index in 0..files {
+        zip.start_file(format!("{name}/assets/noise-{index}.bin"), stored)
+            .unwrap();
+        zip.write_all(&noise(index + 1, size)).unwrap();
+    }
+    zip.finish().unwrap();
+    archive.into_inner()
+}
+
+/// A field of `/proc/<pid>/status` in bytes (Linux), e.g. `VmHWM`.
+fn proc_status_bytes(pid: u32, field: &str) -> Option<u64> {
+    let status = fs_err::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let line = status
+        .lines()
+        .find(|line| line.starts_with(&format!("{field}:")))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}
+
+/// The sockets a process has open (Linux).
+fn open_sockets(pid: u32) -> usize {
+    let Ok(entries) = fs_err::read_dir(format!("/proc/{pid}/fd")) else {
+        return 0;
+    };
+    entries
+        .filter_map(Result::ok)
+        .filter(|entry| {
+            std::fs::read_link(entry.path())
+                .is_ok_and(|target| target.to_string_lossy().starts_with("socket:"))
+        })
+        .count()
+}
+
+/// Forty clients download a 24 MB archive, read a few bytes and stall. The server streams
+/// archives from disk, so its memory stays near what it needs for one: it used to read each
+/// archive whole into memory per download (60 slow readers of 45 MB took it to 2.7 GB). And
+/// after `--idle-timeout` it closes them, rather than holding them forever.
+#[test]
+fn slow_readers_of_a_big_archive_do_not_grow_the_server() {
+    const READERS: usize = 40;
+    let context = TestContext::new();
+    let registry = Registry::start(
+        &context.root().join("data"),
+        &["--max-upload", "40000000", "--idle-timeout", "2"],
+    );
+    let alice = registry.token("alice");
+    let archive = big_archive("heavy", 3, 8 * 1024 * 1024);
+    let size = archive.len() as u64;
+    let (status, body) = super::put(
+        &registry,
+        "/api/v1/skills/heavy/1.0.0",
+        &alice,
+        &archive,
+        &super::sha256(&archive),
+    );
+    assert_eq!(status, 201, "{body}");
+
+    // A whole download: streamed, announced with its length, intact.
+    let mut download = agent()
+        .get(&format!(
+            "{}/api/v1/skills/heavy/1.0.0/download",
+            registry.url
+        ))
+        .call()
+        .unwrap();
+    assert_eq!(
+        download.headers().get("content-length").unwrap(),
+        &size.to_string()
+    );
+    let bytes = download
+        .body_mut()
+        .with_config()
+        .limit(size + 1)
+        .read_to_vec()
+        .unwrap();
+    assert!(bytes == archive, "the download is not the archive");
+    drop((archive, bytes));
+
+    let pid = registry.child.id();
+    let sockets_before = open_sockets(pid);
+    let address = registry.address();
+    let stalled: Vec<TcpStream> = (0..READERS)
+        .map(|_| {
+            let mut stream = TcpStream::connect(&address).unwrap();
+            send_get(&mut stream, "/api/v1/skills/heavy/1.0.0/download");
+            stream
+        })
+        .collect();
+    for stream in &stalled {
+        // The answer's first bytes: the server has started sending this archive.
+        stream.set_read_timeout(Some(PATIENCE)).unwrap();
+        let mut head = [0u8; 16];
+        (&*stream).read_exact(&mut head).unwrap();
+        assert!(head.starts_with(b"HTTP/1.1 200"));
+    }
+
+    let Some(peak) = proc_status_bytes(pid, "VmHWM") else {
+        // No /proc here: nothing to measure.
+        return;
+    };
+    assert!(
+        peak < size * 4,
+        "the server's peak memory is {peak} bytes with {READERS} stalled downloads of a {size}-byte archive"
+    );
+
+    // The server gives up on the stalled downloads: their sockets close on its side...
+    let deadline = Instant::now() + PATIENCE;
+    while open_sockets(pid) > sockets_before {
+        assert!(
+            Instant::now() < deadline,
+            "{} stalled downloads still open",
+            open_sockets(pid) - sockets_before
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // ...so each client gets what was in flight, then the end, short of the archive.
+    for mut stream in stalled {
+        let mut rest = Vec::new();
+        let _ = stream.read_to_end(&mut rest);
+        assert!(
+            (rest.len() as u64) < size,
+            "a stalled download was finished"
+        );
+    }
+}
+
+/// A `.skill` archive of `name` holding only this SKILL.md.
+fn archive_with_skill_md(name: &str, text: &str) -> Vec<u8> {
+    let mut archive = std::io::Cursor::new(Vec::new());
+    let mut zip = zip::ZipWriter::new(&mut archive);
+    zip.start_file(
+        format!("{name}/SKILL.md"),
+        zip::write::SimpleFileOptions::default(),
+    )
+    .unwrap();
+    zip.write_all(text.as_bytes()).unwrap();
+    zip.finish().unwrap();
+    archive.into_inner()
+}
+
+/// SKILL.md's frontmatter for `name`, then `body`.
+fn skill_md(name: &str, body: &str) -> String {
+    format!(
+        "---\nname: {name}\ndescription: A long SKILL.md. Use when a test needs one.\n---\n\n{body}"
+    )
+}
+
+/// A SKILL.md over 1 MiB is refused at publish, saying the limit; a long one under it is
+/// published, and its page shows the first 65,536 characters and says it is cut (the page used
+/// to hold all of it, whatever its size).
+#[test]
+fn skill_md_is_capped_at_publish_and_cut_on_its_page() {
+    let context = TestContext::new();
+    let registry = Registry::start(&context.root().join("data"), &[]);
+    let alice = registry.token("alice");
+    let line = "Step: read the form, fill each field, check the totals, then save it.\n";
+
+    let huge = skill_md("huge", &line.repeat(1024 * 1024 / line.len() + 1));
+    assert!(huge.len() > 1024 * 1024);
+    let archive = archive_with_skill_md("huge", &huge);
+    let (status, body) = super::put(
+        &registry,
+        "/api/v1/skills/huge/1.0.0",
+        &alice,
+        &archive,
+        &super::sha256(&archive),
+    );
+    assert_eq!(status, 422, "{body}");
+    assert!(
+        body.contains("SKILL.md is") && body.contains("at most 1048576 (1 MiB)"),
+        "{body}"
+    );
+
+    let long = skill_md(
+        "long",
+        &format!("{}TAIL-MARKER\n", line.repeat(200_000 / line.len())),
+    );
+    let archive = archive_with_skill_md("long", &long);
+    let (status, body) = super::put(
+        &registry,
+        "/api/v1/skills/long/1.0.0",
+        &alice,
+        &archive,
+        &super::sha256(&archive),
+    );
+    assert_eq!(status, 201, "{body}");
+    let html = agent()
+        .get(&format!("{}/skills/long", registry.url))
+        .call()
+        .unwrap()
+        .body_mut()
+        .read_to_string()
+        .unwrap();
+    assert!(
+        !html.contains("TAIL-MARKER"),
+        "the whole SKILL.md is on the page"
+    );
+    assert!(html.contains("Step: read the form"));
+    assert!(
+        html.contains("SKILL.md is cut here: the page shows its first 65536 characters"),
+        "the page does not say SKILL.md is cut"
+    );
 }
