@@ -92,6 +92,39 @@ fn fail(status: StatusCode, detail: impl Into<String>) -> Failure {
     Failure(status, detail.into())
 }
 
+/// A name or version from the URL for an error message: URLs can be long, messages need not be.
+fn shown(text: &str) -> String {
+    match text.char_indices().nth(api::MAX_NAME_LEN) {
+        Some((end, _)) => format!("{}…", &text[..end]),
+        None => text.to_owned(),
+    }
+}
+
+fn no_skill(name: &str) -> Failure {
+    fail(
+        StatusCode::NOT_FOUND,
+        format!("no skill named `{}`", shown(name)),
+    )
+}
+
+fn no_version(name: &str, version: &str) -> Failure {
+    fail(
+        StatusCode::NOT_FOUND,
+        format!("no version {} of `{}`", shown(version), shown(name)),
+    )
+}
+
+/// A name or version longer than any that can be published is not looked up at all.
+fn lookup_lengths(name: &str, version: Option<&str>) -> Result<(), Failure> {
+    if name.len() > api::MAX_NAME_LEN {
+        return Err(no_skill(name));
+    }
+    match version {
+        Some(version) if version.len() > api::MAX_VERSION_LEN => Err(no_version(name, version)),
+        _ => Ok(()),
+    }
+}
+
 fn now() -> i64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
@@ -279,12 +312,13 @@ async fn info(
     State(state): State<Shared>,
     UrlPath(name): UrlPath<String>,
 ) -> Result<Response, Failure> {
+    lookup_lengths(&name, None)?;
     let meta = state.meta.clone();
-    let missing = format!("no skill named `{name}`");
+    let missing = no_skill(&name);
     let found = blocking(move || meta.skill(&name)).await?;
     match found {
         Some(skill) => Ok(axum::Json(skill).into_response()),
-        None => Err(fail(StatusCode::NOT_FOUND, missing)),
+        None => Err(missing),
     }
 }
 
@@ -292,21 +326,15 @@ async fn download(
     State(state): State<Shared>,
     UrlPath((name, version)): UrlPath<(String, String)>,
 ) -> Result<Response, Failure> {
+    lookup_lengths(&name, Some(&version))?;
     let meta = state.meta.clone();
-    let missing = format!("no skill named `{name}`");
-    let skill = blocking(move || meta.skill(&name))
-        .await?
-        .ok_or_else(|| fail(StatusCode::NOT_FOUND, missing))?;
+    let missing = no_skill(&name);
+    let skill = blocking(move || meta.skill(&name)).await?.ok_or(missing)?;
     let found = skill
         .versions
         .into_iter()
         .find(|v| v.version == version)
-        .ok_or_else(|| {
-            fail(
-                StatusCode::NOT_FOUND,
-                format!("no version {version} of `{}`", skill.name),
-            )
-        })?;
+        .ok_or_else(|| no_version(&skill.name, &version))?;
     let blobs = state.blobs.clone();
     let checksum = found.checksum.clone();
     let blob = blocking(move || blobs.get(&checksum))
@@ -348,21 +376,13 @@ async fn publish(
     body: Body,
 ) -> Result<Response, Failure> {
     let publisher = user(&state, &headers).await?;
-    if !api::valid_name(&name) {
-        return Err(fail(
-            StatusCode::BAD_REQUEST,
-            format!(
-                "`{name}` is not a valid skill name (lowercase ASCII letters, digits and single hyphens)"
-            ),
-        ));
+    // The URL is checked before the body is read.
+    if let Some(problem) = api::name_problem(&name) {
+        return Err(fail(StatusCode::BAD_REQUEST, problem));
     }
-    let parsed = semver::Version::parse(&version).map_err(|_| {
-        fail(
-            StatusCode::BAD_REQUEST,
-            format!("`{version}` is not a semantic version such as 1.2.0"),
-        )
-    })?;
-    let version = parsed.to_string();
+    let version = api::parse_version(&version)
+        .map_err(|problem| fail(StatusCode::BAD_REQUEST, problem))?
+        .to_string();
     let expected = headers
         .get("x-checksum-sha256")
         .and_then(|value| value.to_str().ok())
@@ -448,9 +468,16 @@ fn published(
             )
                 .into_response())
         }
-        PublishOutcome::Exists { checksum: existing } => Err(fail(
+        PublishOutcome::Exists {
+            version: existing_version,
+            checksum: existing,
+        } => Err(fail(
             StatusCode::CONFLICT,
-            if existing == checksum {
+            if existing_version != version {
+                format!(
+                    "{name}@{version} is the same version as the published {existing_version}: versions that differ only in build metadata (after `+`) are equal, and versions are immutable; publish a new version"
+                )
+            } else if existing == checksum {
                 format!("{name}@{version} is already published with this checksum")
             } else {
                 format!(
@@ -601,14 +628,14 @@ fn inspect(upload: &Path, unpack: &Path, url_name: &str) -> Result<Inspected, Fa
 async fn change(
     state: &Shared,
     headers: &HeaderMap,
-    missing: String,
+    missing: Failure,
     work: impl FnOnce(Arc<dyn MetadataStore>, String) -> Result<Change, StoreError> + Send + 'static,
 ) -> Result<Response, Failure> {
     let who = user(state, headers).await?;
     let meta = state.meta.clone();
     match blocking(move || work(meta, who)).await? {
         Change::Done => Ok(axum::Json(serde_json::json!({ "ok": true })).into_response()),
-        Change::NotFound => Err(fail(StatusCode::NOT_FOUND, missing)),
+        Change::NotFound => Err(missing),
         Change::NotOwner => Err(fail(
             StatusCode::FORBIDDEN,
             "only the skill's owners can do that",
@@ -622,10 +649,11 @@ async fn yank(
     UrlPath((name, version)): UrlPath<(String, String)>,
     headers: HeaderMap,
 ) -> Result<Response, Failure> {
+    lookup_lengths(&name, Some(&version))?;
     change(
         &state,
         &headers,
-        format!("no version {version} of `{name}`"),
+        no_version(&name, &version),
         move |meta, who| meta.set_yanked(&name, &version, &who, true),
     )
     .await
@@ -636,10 +664,11 @@ async fn unyank(
     UrlPath((name, version)): UrlPath<(String, String)>,
     headers: HeaderMap,
 ) -> Result<Response, Failure> {
+    lookup_lengths(&name, Some(&version))?;
     change(
         &state,
         &headers,
-        format!("no version {version} of `{name}`"),
+        no_version(&name, &version),
         move |meta, who| meta.set_yanked(&name, &version, &who, false),
     )
     .await
@@ -649,11 +678,10 @@ async fn owners(
     State(state): State<Shared>,
     UrlPath(name): UrlPath<String>,
 ) -> Result<axum::Json<Owners>, Failure> {
+    lookup_lengths(&name, None)?;
     let meta = state.meta.clone();
-    let missing = format!("no skill named `{name}`");
-    let skill = blocking(move || meta.skill(&name))
-        .await?
-        .ok_or_else(|| fail(StatusCode::NOT_FOUND, missing))?;
+    let missing = no_skill(&name);
+    let skill = blocking(move || meta.skill(&name)).await?.ok_or(missing)?;
     Ok(axum::Json(Owners {
         users: skill.owners,
     }))
@@ -665,12 +693,10 @@ async fn add_owners(
     headers: HeaderMap,
     axum::Json(body): axum::Json<Owners>,
 ) -> Result<Response, Failure> {
-    change(
-        &state,
-        &headers,
-        format!("no skill named `{name}`"),
-        move |meta, who| meta.add_owners(&name, &who, &body.users),
-    )
+    lookup_lengths(&name, None)?;
+    change(&state, &headers, no_skill(&name), move |meta, who| {
+        meta.add_owners(&name, &who, &body.users)
+    })
     .await
 }
 
@@ -680,12 +706,10 @@ async fn remove_owners(
     headers: HeaderMap,
     axum::Json(body): axum::Json<Owners>,
 ) -> Result<Response, Failure> {
-    change(
-        &state,
-        &headers,
-        format!("no skill named `{name}`"),
-        move |meta, who| meta.remove_owners(&name, &who, &body.users),
-    )
+    lookup_lengths(&name, None)?;
+    change(&state, &headers, no_skill(&name), move |meta, who| {
+        meta.remove_owners(&name, &who, &body.users)
+    })
     .await
 }
 
@@ -736,7 +760,12 @@ async fn page(
 ) -> Result<Response, Failure> {
     let meta = state.meta.clone();
     let lookup = name.clone();
-    let Some(skill) = blocking(move || meta.skill(&lookup)).await? else {
+    let found = if name.len() > api::MAX_NAME_LEN {
+        None
+    } else {
+        blocking(move || meta.skill(&lookup)).await?
+    };
+    let Some(skill) = found else {
         return Ok((
             StatusCode::NOT_FOUND,
             html("Not found", "<h1>No such skill</h1>"),

@@ -37,8 +37,10 @@ pub struct NewVersion {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum PublishOutcome {
     Created,
-    /// The version exists (perhaps yanked); its checksum.
+    /// The version exists (perhaps yanked), or one that differs from it only in build
+    /// metadata: that version and its checksum.
     Exists {
+        version: String,
         checksum: String,
     },
     /// The name is taken, by another spelling or other owners.
@@ -245,15 +247,20 @@ impl MetadataStore for Sqlite {
             )?;
             id
         };
-        let existing: Option<String> = transaction
+        // Build metadata does not make a new version (semver §10): `1.0.0+b` is `1.0.0`, and
+        // would otherwise be picked over it by `^1.0`. Checked inside this transaction, so two
+        // such publishes at once cannot both pass. Versions hold no `%` or `_`, but the
+        // comparison is exact anyway.
+        let release = super::api::without_build(&new.version);
+        let existing: Option<(String, String)> = transaction
             .query_row(
-                "SELECT checksum FROM versions WHERE skill_id = ?1 AND version = ?2",
-                params![id, new.version],
-                |row| row.get(0),
+                "SELECT version, checksum FROM versions WHERE skill_id = ?1 AND (version = ?2 OR substr(version, 1, length(?2) + 1) = ?2 || '+') ORDER BY version = ?3 DESC LIMIT 1",
+                params![id, release, new.version],
+                |row| Ok((row.get(0)?, row.get(1)?)),
             )
             .optional()?;
-        if let Some(checksum) = existing {
-            return Ok(PublishOutcome::Exists { checksum });
+        if let Some((version, checksum)) = existing {
+            return Ok(PublishOutcome::Exists { version, checksum });
         }
         transaction.execute(
             "INSERT INTO versions (skill_id, version, checksum, digest, size, published_at, publisher_id, skill_md) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",

@@ -5,7 +5,7 @@ use std::io::{BufRead as _, BufReader, Read as _, Write as _};
 use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
-use super::{Registry, agent, cli};
+use super::{Registry, agent, cli, skill};
 use crate::common::TestContext;
 
 /// Long enough that a healthy server always answers within it; a hang fails instead of blocking.
@@ -486,4 +486,120 @@ fn skill_md_is_capped_at_publish_and_cut_on_its_page() {
         html.contains("SKILL.md is cut here: the page shows its first 65536 characters"),
         "the page does not say SKILL.md is cut"
     );
+}
+
+/// `1.0.0+build` after `1.0.0` is the same version (semver §10), so it is refused with 409, also
+/// when several such publishes race: before, it was stored and then installed by `^1.0` over
+/// the "immutable" 1.0.0.
+#[test]
+fn a_version_that_differs_only_in_build_metadata_is_refused() {
+    let context = TestContext::new();
+    let registry = Registry::start(&context.root().join("data"), &[]);
+    let alice = registry.token("alice");
+    skill(&context, "built", "1.0.0", "Built.");
+    let archive = super::packed(&context, "built");
+    let checksum = super::sha256(&archive);
+    let put = |version: &str| {
+        super::put(
+            &registry,
+            &format!("/api/v1/skills/built/{version}"),
+            &alice,
+            &archive,
+            &checksum,
+        )
+    };
+    assert_eq!(put("1.0.0").0, 201);
+    let (status, body) = put("1.0.0+build.7");
+    assert_eq!(status, 409, "{body}");
+    assert!(
+        body.contains("the same version as the published 1.0.0") && body.contains("build metadata"),
+        "{body}"
+    );
+    // The other way round too, and with pre-releases.
+    assert_eq!(put("2.0.0-rc.1+a").0, 201);
+    assert_eq!(put("2.0.0-rc.1").0, 409);
+    assert_eq!(put("2.0.0-rc.1+b").0, 409);
+    // A different pre-release is a different version.
+    assert_eq!(put("2.0.0-rc.2").0, 201);
+
+    // Racing: 3.0.0+0 … 3.0.0+15 at once; one wins.
+    let statuses: Vec<u16> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..16)
+            .map(|build| {
+                let put = &put;
+                scope.spawn(move || put(&format!("3.0.0+{build}")).0)
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    assert_eq!(
+        statuses.iter().filter(|s| **s == 201).count(),
+        1,
+        "{statuses:?}"
+    );
+    assert_eq!(
+        statuses.iter().filter(|s| **s == 409).count(),
+        15,
+        "{statuses:?}"
+    );
+
+    let (_, stdout, _) = cli(&context, &registry, None, &["info", "built"]);
+    assert!(
+        !stdout.contains("1.0.0+") && stdout.matches("3.0.0").count() == 1,
+        "{stdout}"
+    );
+}
+
+/// Absurd versions and names are refused with 400 before the body is read, and never echoed
+/// whole: a 60,006-character version used to be stored.
+#[test]
+fn absurd_versions_and_names_are_refused() {
+    let context = TestContext::new();
+    let registry = Registry::start(&context.root().join("data"), &[]);
+    let alice = registry.token("alice");
+    skill(&context, "sane", "1.0.0", "Sane.");
+    let archive = super::packed(&context, "sane");
+    let checksum = super::sha256(&archive);
+    let put = |path: &str| super::put(&registry, path, &alice, &archive, &checksum);
+
+    let long = format!("1.0.0-{}", "a".repeat(60_000));
+    let just_too_long = format!("1.0.0+{}", "a".repeat(59));
+    for (version, says) in [
+        (long.as_str(), "at most 64 characters; this one has 60006"),
+        (just_too_long.as_str(), "this one has 65"),
+        ("1.0.99999999999999999999", "not a semantic version"),
+        ("18446744073709551616.0.0", "not a semantic version"),
+        ("1.0", "not a semantic version"),
+    ] {
+        let (status, body) = put(&format!("/api/v1/skills/sane/{version}"));
+        assert_eq!(status, 400, "{version:.80}: {body:.300}");
+        assert!(body.contains(says), "{version:.80}: {body:.300}");
+        assert!(
+            body.len() < 300,
+            "the error echoes the version: {body:.300}"
+        );
+    }
+    // 64 characters is fine.
+    let longest = format!("1.0.0-{}", "b".repeat(58));
+    assert_eq!(longest.len(), 64);
+    let (status, body) = put(&format!("/api/v1/skills/sane/{longest}"));
+    assert_eq!(status, 201, "{body}");
+
+    let name = "n".repeat(60_000);
+    let (status, body) = put(&format!("/api/v1/skills/{name}/1.0.0"));
+    assert_eq!(status, 400, "{body:.300}");
+    assert!(body.contains("at most 64 characters"), "{body:.300}");
+    assert!(body.len() < 300, "the error echoes the name: {body:.300}");
+    for path in [
+        format!("/api/v1/skills/{name}"),
+        format!("/api/v1/skills/sane/{long}/download"),
+    ] {
+        let mut response = agent()
+            .get(&format!("{}{path}", registry.url))
+            .call()
+            .unwrap();
+        assert_eq!(response.status().as_u16(), 404);
+        let body = response.body_mut().read_to_string().unwrap();
+        assert!(body.len() < 300, "the error echoes the URL: {body:.300}");
+    }
 }
