@@ -1,7 +1,7 @@
 //! `skillpkg registry serve`: the registry's HTTP server (axum on tokio).
 
 use std::fmt::Write as _;
-use std::io::Write as _;
+use std::io::{self, Write as _};
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -29,7 +29,7 @@ use super::store::{
 use crate::check::check_skill;
 use crate::check::target::Target;
 use crate::pack::archive;
-use crate::pack::extract::{self, Limits};
+use crate::pack::extract::{self, ExtractError, Limits};
 use crate::skill::Skill;
 
 /// Server settings.
@@ -398,7 +398,7 @@ async fn publish(
     let work = tempfile::Builder::new()
         .prefix("publish-")
         .tempdir_in(&state.tmp)
-        .map_err(|e| fail(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?;
+        .map_err(|e| server_io_failure("make a working folder for the upload", &e))?;
     let upload = work.path().join("upload.skill");
     let (size, checksum) = receive(body, &upload, state.max_upload).await?;
     if checksum != expected {
@@ -500,7 +500,7 @@ fn published(
 async fn receive(mut body: Body, path: &Path, limit: u64) -> Result<(u64, String), Failure> {
     let mut file = tokio::fs::File::create(path)
         .await
-        .map_err(|e| fail(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?;
+        .map_err(|e| server_io_failure("store the upload", &e))?;
     let mut hash = Sha256::new();
     let mut size = 0u64;
     while let Some(frame) = body.frame().await {
@@ -523,12 +523,59 @@ async fn receive(mut body: Body, path: &Path, limit: u64) -> Result<(u64, String
         hash.update(&data);
         file.write_all(&data)
             .await
-            .map_err(|e| fail(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?;
+            .map_err(|e| server_io_failure("store the upload", &e))?;
     }
     file.flush()
         .await
-        .map_err(|e| fail(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?;
+        .map_err(|e| server_io_failure("store the upload", &e))?;
     Ok((size, archive::hex(&hash.finalize())))
+}
+
+/// A refused archive is the publisher's problem (422). Failing to write it out to check it (a
+/// full disk, a quota, a file-size limit) is the registry's (5xx), and must not read as a
+/// verdict on the archive: the same publish may succeed later.
+fn extraction_failure(error: ExtractError) -> Failure {
+    match error {
+        // What the decompressor says about corrupt or truncated data is about the archive.
+        ExtractError::Io(error)
+            if !matches!(
+                error.kind(),
+                io::ErrorKind::InvalidData
+                    | io::ErrorKind::InvalidInput
+                    | io::ErrorKind::UnexpectedEof
+            ) =>
+        {
+            server_io_failure("unpack the archive to check it", &error)
+        }
+        error => fail(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            format!("the archive was refused: {error}"),
+        ),
+    }
+}
+
+/// A 5xx for an I/O error on the registry's own disk: 507 when it is out of space, else 500.
+/// The details, which name the registry's paths, go to its log; the client learns what kind of
+/// failure it was and that retrying later may help.
+fn server_io_failure(doing: &str, error: &io::Error) -> Failure {
+    let line = serde_json::json!({
+        "time": now(),
+        "error": format!("could not {doing}: {error}"),
+    });
+    let _ = writeln!(std::io::stderr().lock(), "{line}");
+    let status = match error.kind() {
+        io::ErrorKind::StorageFull | io::ErrorKind::QuotaExceeded | io::ErrorKind::FileTooLarge => {
+            StatusCode::INSUFFICIENT_STORAGE
+        }
+        _ => StatusCode::INTERNAL_SERVER_ERROR,
+    };
+    fail(
+        status,
+        format!(
+            "the registry could not {doing} ({}); this is the registry's problem, not the archive's: try again later, and tell the registry's administrator if it persists",
+            error.kind()
+        ),
+    )
 }
 
 struct Inspected {
@@ -544,12 +591,8 @@ fn inspect(upload: &Path, unpack: &Path, url_name: &str) -> Result<Inspected, Fa
         max_bytes: 256 * 1024 * 1024,
         ..Limits::default()
     };
-    let extracted = extract::extract(upload, unpack, url_name, false, limits).map_err(|error| {
-        fail(
-            StatusCode::UNPROCESSABLE_ENTITY,
-            format!("the archive was refused: {error}"),
-        )
-    })?;
+    let extracted =
+        extract::extract(upload, unpack, url_name, false, limits).map_err(extraction_failure)?;
     let skill_md_size = extracted
         .files
         .iter()

@@ -603,3 +603,89 @@ fn absurd_versions_and_names_are_refused() {
         assert!(body.len() < 300, "the error echoes the URL: {body:.300}");
     }
 }
+
+/// Text of four letters: compresses about 4:1, well under the extractor's bomb ratio.
+fn letters(seed: u64, length: usize) -> Vec<u8> {
+    noise(seed, length)
+        .into_iter()
+        .map(|byte| b"ACGT"[usize::from(byte & 3)])
+        .collect()
+}
+
+/// A `.skill` archive of `name` with SKILL.md and one deflated file.
+fn archive_with_file(name: &str, path: &str, contents: &[u8]) -> Vec<u8> {
+    let mut archive = std::io::Cursor::new(Vec::new());
+    let mut zip = zip::ZipWriter::new(&mut archive);
+    let options = zip::write::SimpleFileOptions::default();
+    zip.start_file(format!("{name}/SKILL.md"), options).unwrap();
+    zip.write_all(skill_md(name, "See the data.\n").as_bytes())
+        .unwrap();
+    zip.start_file(format!("{name}/{path}"), options).unwrap();
+    zip.write_all(contents).unwrap();
+    zip.finish().unwrap();
+    archive.into_inner()
+}
+
+/// When the registry cannot write an upload out to check it (here a 2 MiB file-size limit
+/// stands in for a full disk), the answer is a 5xx that says it is the registry's problem; it
+/// used to be 422 "the archive was refused". An archive whose data is corrupt is still a 422.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_full_disk_is_a_server_error_not_a_refused_archive() {
+    let context = TestContext::new();
+    // SIGXFSZ is ignored, so writing past the limit fails with EFBIG instead of killing the
+    // server; an ignored signal stays ignored across exec.
+    let registry = Registry::start_under(
+        &[
+            "bash",
+            "-c",
+            "trap '' XFSZ; ulimit -f 2048; exec \"$0\" \"$@\"",
+        ],
+        &context.root().join("data"),
+        &[],
+    );
+    let alice = registry.token("alice");
+    let archive = archive_with_file("roomy", "assets/genome.txt", &letters(7, 3 * 1024 * 1024));
+    assert!(archive.len() < 2 * 1024 * 1024, "{}", archive.len());
+    let (status, body) = super::put(
+        &registry,
+        "/api/v1/skills/roomy/1.0.0",
+        &alice,
+        &archive,
+        &super::sha256(&archive),
+    );
+    assert_eq!(status, 507, "{body}");
+    assert!(
+        body.contains("could not unpack the archive to check it")
+            && body.contains("not the archive's")
+            && !body.contains("refused"),
+        "{body}"
+    );
+
+    // Corrupt deflate data in an archive small enough to unpack: refused, 422.
+    let mut corrupt = archive_with_file("roomy", "assets/genome.txt", &letters(8, 300_000));
+    let middle = corrupt.len() / 2;
+    for byte in &mut corrupt[middle..middle + 64] {
+        *byte ^= 0x5A;
+    }
+    let (status, body) = super::put(
+        &registry,
+        "/api/v1/skills/roomy/1.0.0",
+        &alice,
+        &corrupt,
+        &super::sha256(&corrupt),
+    );
+    assert_eq!(status, 422, "{body}");
+    assert!(body.contains("the archive was refused"), "{body}");
+
+    // And the registry still works.
+    let small = archive_with_file("roomy", "assets/genome.txt", &letters(9, 100_000));
+    let (status, body) = super::put(
+        &registry,
+        "/api/v1/skills/roomy/1.0.0",
+        &alice,
+        &small,
+        &super::sha256(&small),
+    );
+    assert_eq!(status, 201, "{body}");
+}
