@@ -53,6 +53,9 @@ const DOWNLOAD_CHUNK: usize = 64 * 1024;
 /// skill links to.
 pub const MAX_SKILL_MD_BYTES: u64 = 1024 * 1024;
 
+/// The longest search query, in characters.
+const MAX_QUERY_CHARS: usize = 256;
+
 /// How much of SKILL.md a skill's web page shows, in characters: the page is built in memory
 /// for every visit.
 const PAGE_SKILL_MD_CHARS: usize = 64 * 1024;
@@ -294,10 +297,22 @@ struct SearchQuery {
     page: Option<usize>,
 }
 
+/// Why a search query is refused, if it is: `SQLite` refuses LIKE patterns over 50,000 bytes
+/// ("LIKE or GLOB pattern too complex"), which a 50 KB `q` made a 500; no one searches with
+/// more than a few words.
+fn query_problem(q: &str) -> Option<String> {
+    let length = q.chars().count();
+    (length > MAX_QUERY_CHARS)
+        .then(|| format!("a search is at most {MAX_QUERY_CHARS} characters; this one has {length}"))
+}
+
 async fn search(
     State(state): State<Shared>,
     Query(query): Query<SearchQuery>,
 ) -> Result<axum::Json<SearchResult>, Failure> {
+    if let Some(problem) = query_problem(&query.q) {
+        return Err(fail(StatusCode::BAD_REQUEST, problem));
+    }
     let page = query.page.unwrap_or(1).max(1);
     let meta = state.meta.clone();
     let (skills, total) = blocking(move || meta.search(&query.q, page, 20)).await?;
@@ -775,7 +790,14 @@ fn html(title: &str, body: &str) -> Html<String> {
 async fn home(
     State(state): State<Shared>,
     Query(query): Query<SearchQuery>,
-) -> Result<Html<String>, Failure> {
+) -> Result<Response, Failure> {
+    if let Some(problem) = query_problem(&query.q) {
+        return Ok(html_error(
+            StatusCode::BAD_REQUEST,
+            "Search too long",
+            &problem,
+        ));
+    }
     let page = query.page.unwrap_or(1).max(1);
     let q = query.q.clone();
     let meta = state.meta.clone();
@@ -794,7 +816,13 @@ async fn home(
         );
     }
     body.push_str("</ul>");
-    Ok(html("skillpkg registry", &body))
+    Ok(html("skillpkg registry", &body).into_response())
+}
+
+/// An error as a page, for the pages people browse.
+fn html_error(status: StatusCode, title: &str, message: &str) -> Response {
+    let body = format!("<h1>{}</h1><p>{}</p>", escape(title), escape(message));
+    (status, html(title, &body)).into_response()
 }
 
 async fn page(

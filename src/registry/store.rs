@@ -356,6 +356,7 @@ impl MetadataStore for Sqlite {
     ) -> Result<(Vec<SearchHit>, usize), StoreError> {
         let connection = self.lock();
         // The query is matched literally: LIKE's wildcards and the escape character are escaped.
+        // SQLite refuses patterns over 50,000 bytes, so the server bounds the query's length.
         let literal = query
             .to_lowercase()
             .replace('\\', "\\\\")

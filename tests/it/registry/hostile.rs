@@ -689,3 +689,56 @@ fn a_full_disk_is_a_server_error_not_a_refused_archive() {
     );
     assert_eq!(status, 201, "{body}");
 }
+
+/// A 50 KB search used to be a 500 (`SQLite` refuses LIKE patterns over 50,000 bytes); the
+/// query is capped at 256 characters, answered 400 in the API's error shape, and as a page on
+/// the home page.
+#[test]
+fn an_overlong_search_is_a_400_not_a_500() {
+    let context = TestContext::new();
+    let registry = Registry::start(&context.root().join("data"), &[]);
+    // SQLite only evaluates the pattern against a row, so there must be one.
+    let alice = registry.token("alice");
+    skill(&context, "findable", "1.0.0", "Findable.");
+    assert_eq!(
+        cli(
+            &context,
+            &registry,
+            Some(&alice),
+            &["publish", "work/findable"]
+        )
+        .0,
+        0
+    );
+    let get = |path: &str| {
+        let mut response = agent()
+            .get(&format!("{}{path}", registry.url))
+            .call()
+            .unwrap();
+        let status = response.status().as_u16();
+        let kind = response
+            .headers()
+            .get("content-type")
+            .map(|value| value.to_str().unwrap().to_owned())
+            .unwrap_or_default();
+        (status, kind, response.body_mut().read_to_string().unwrap())
+    };
+    // Percent signs, each escaped for LIKE, so the pattern is twice as long as the query.
+    let long = "%25".repeat(20_000);
+    let (status, kind, body) = get(&format!("/api/v1/skills?q={}", "x".repeat(50_000)));
+    assert_eq!(status, 400, "{body:.300}");
+    assert_eq!(kind, "application/json");
+    assert_eq!(
+        body,
+        "{\"errors\":[{\"detail\":\"a search is at most 256 characters; this one has 50000\"}]}"
+    );
+    let (status, _, body) = get(&format!("/api/v1/skills?q={long}"));
+    assert_eq!(status, 400, "{body:.300}");
+    assert!(body.contains("this one has 20000"), "{body:.300}");
+    let (status, kind, body) = get(&format!("/?q={}", "x".repeat(50_000)));
+    assert_eq!(status, 400, "{body:.300}");
+    assert!(kind.starts_with("text/html"), "{kind}");
+    assert!(body.contains("at most 256 characters"), "{body:.300}");
+    let (status, _, body) = get(&format!("/api/v1/skills?q={}", "x".repeat(256)));
+    assert_eq!(status, 200, "{body:.300}");
+}
