@@ -9,8 +9,10 @@ use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use axum::Router;
 use axum::body::Body;
-use axum::extract::{Path as UrlPath, Query, Request, State};
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::extract::rejection::{JsonRejection, PathRejection, QueryRejection};
+use axum::extract::{FromRequest, FromRequestParts, Path as UrlPath, Query, Request, State};
+use axum::http::request::Parts;
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{Html, IntoResponse, Response};
 use axum::routing::{get, put};
@@ -93,6 +95,66 @@ impl From<StoreError> for Failure {
 
 fn fail(status: StatusCode, detail: impl Into<String>) -> Failure {
     Failure(status, detail.into())
+}
+
+impl From<QueryRejection> for Failure {
+    fn from(rejection: QueryRejection) -> Self {
+        Self(rejection.status(), rejection.body_text())
+    }
+}
+
+impl From<PathRejection> for Failure {
+    fn from(rejection: PathRejection) -> Self {
+        Self(rejection.status(), rejection.body_text())
+    }
+}
+
+impl From<JsonRejection> for Failure {
+    fn from(rejection: JsonRejection) -> Self {
+        Self(rejection.status(), rejection.body_text())
+    }
+}
+
+/// An extractor (`Query`, `Path` or `Json`) whose rejection is answered in the API's error
+/// shape; axum's own rejections are plain text.
+struct Api<E>(E);
+
+impl<S, E> FromRequestParts<S> for Api<E>
+where
+    S: Send + Sync,
+    E: FromRequestParts<S>,
+    Failure: From<E::Rejection>,
+{
+    type Rejection = Failure;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Failure> {
+        Ok(Self(E::from_request_parts(parts, state).await?))
+    }
+}
+
+impl<S, E> FromRequest<S> for Api<E>
+where
+    S: Send + Sync,
+    E: FromRequest<S>,
+    Failure: From<E::Rejection>,
+{
+    type Rejection = Failure;
+
+    async fn from_request(request: Request, state: &S) -> Result<Self, Failure> {
+        Ok(Self(E::from_request(request, state).await?))
+    }
+}
+
+/// The user behind the request's bearer token; 401 without a valid one. As an extractor it
+/// runs before the body is read or parsed, so a request without a valid token learns only that.
+struct User(String);
+
+impl FromRequestParts<Shared> for User {
+    type Rejection = Failure;
+
+    async fn from_request_parts(parts: &mut Parts, state: &Shared) -> Result<Self, Failure> {
+        user(state, &parts.headers).await.map(User)
+    }
 }
 
 /// A name or version from the URL for an error message: URLs can be long, messages need not be.
@@ -262,6 +324,12 @@ fn router(state: Shared) -> Router {
         .route("/api/v1/skills/{name}/{version}/unyank", put(unyank))
         .route("/api/v1/skills/{name}/{version}/download", get(download))
         .fallback(|| async { fail(StatusCode::NOT_FOUND, "no such endpoint") })
+        .method_not_allowed_fallback(|method: Method| async move {
+            fail(
+                StatusCode::METHOD_NOT_ALLOWED,
+                format!("this endpoint does not take {method}"),
+            )
+        })
         .layer(middleware::from_fn(log))
         .with_state(state)
 }
@@ -284,10 +352,8 @@ async fn log(request: Request, next: Next) -> Response {
     response
 }
 
-async fn me(State(state): State<Shared>, headers: HeaderMap) -> Result<axum::Json<Me>, Failure> {
-    Ok(axum::Json(Me {
-        user: user(&state, &headers).await?,
-    }))
+async fn me(User(user): User) -> axum::Json<Me> {
+    axum::Json(Me { user })
 }
 
 #[derive(Deserialize)]
@@ -308,7 +374,7 @@ fn query_problem(q: &str) -> Option<String> {
 
 async fn search(
     State(state): State<Shared>,
-    Query(query): Query<SearchQuery>,
+    Api(Query(query)): Api<Query<SearchQuery>>,
 ) -> Result<axum::Json<SearchResult>, Failure> {
     if let Some(problem) = query_problem(&query.q) {
         return Err(fail(StatusCode::BAD_REQUEST, problem));
@@ -325,7 +391,7 @@ async fn search(
 
 async fn info(
     State(state): State<Shared>,
-    UrlPath(name): UrlPath<String>,
+    Api(UrlPath(name)): Api<UrlPath<String>>,
 ) -> Result<Response, Failure> {
     lookup_lengths(&name, None)?;
     let meta = state.meta.clone();
@@ -339,7 +405,7 @@ async fn info(
 
 async fn download(
     State(state): State<Shared>,
-    UrlPath((name, version)): UrlPath<(String, String)>,
+    Api(UrlPath((name, version))): Api<UrlPath<(String, String)>>,
 ) -> Result<Response, Failure> {
     lookup_lengths(&name, Some(&version))?;
     let meta = state.meta.clone();
@@ -386,11 +452,11 @@ async fn download(
 /// `PUT /api/v1/skills/{name}/{version}`: the whole publish, in order.
 async fn publish(
     State(state): State<Shared>,
-    UrlPath((name, version)): UrlPath<(String, String)>,
+    User(publisher): User,
+    Api(UrlPath((name, version))): Api<UrlPath<(String, String)>>,
     headers: HeaderMap,
     body: Body,
 ) -> Result<Response, Failure> {
-    let publisher = user(&state, &headers).await?;
     // The URL is checked before the body is read.
     if let Some(problem) = api::name_problem(&name) {
         return Err(fail(StatusCode::BAD_REQUEST, problem));
@@ -683,13 +749,13 @@ fn inspect(upload: &Path, unpack: &Path, url_name: &str) -> Result<Inspected, Fa
     })
 }
 
+/// Runs a change that only owners may make, as `who`.
 async fn change(
     state: &Shared,
-    headers: &HeaderMap,
+    who: String,
     missing: Failure,
     work: impl FnOnce(Arc<dyn MetadataStore>, String) -> Result<Change, StoreError> + Send + 'static,
 ) -> Result<Response, Failure> {
-    let who = user(state, headers).await?;
     let meta = state.meta.clone();
     match blocking(move || work(meta, who)).await? {
         Change::Done => Ok(axum::Json(serde_json::json!({ "ok": true })).into_response()),
@@ -704,13 +770,13 @@ async fn change(
 
 async fn yank(
     State(state): State<Shared>,
-    UrlPath((name, version)): UrlPath<(String, String)>,
-    headers: HeaderMap,
+    User(who): User,
+    Api(UrlPath((name, version))): Api<UrlPath<(String, String)>>,
 ) -> Result<Response, Failure> {
     lookup_lengths(&name, Some(&version))?;
     change(
         &state,
-        &headers,
+        who,
         no_version(&name, &version),
         move |meta, who| meta.set_yanked(&name, &version, &who, true),
     )
@@ -719,13 +785,13 @@ async fn yank(
 
 async fn unyank(
     State(state): State<Shared>,
-    UrlPath((name, version)): UrlPath<(String, String)>,
-    headers: HeaderMap,
+    User(who): User,
+    Api(UrlPath((name, version))): Api<UrlPath<(String, String)>>,
 ) -> Result<Response, Failure> {
     lookup_lengths(&name, Some(&version))?;
     change(
         &state,
-        &headers,
+        who,
         no_version(&name, &version),
         move |meta, who| meta.set_yanked(&name, &version, &who, false),
     )
@@ -734,7 +800,7 @@ async fn unyank(
 
 async fn owners(
     State(state): State<Shared>,
-    UrlPath(name): UrlPath<String>,
+    Api(UrlPath(name)): Api<UrlPath<String>>,
 ) -> Result<axum::Json<Owners>, Failure> {
     lookup_lengths(&name, None)?;
     let meta = state.meta.clone();
@@ -747,12 +813,12 @@ async fn owners(
 
 async fn add_owners(
     State(state): State<Shared>,
-    UrlPath(name): UrlPath<String>,
-    headers: HeaderMap,
-    axum::Json(body): axum::Json<Owners>,
+    User(who): User,
+    Api(UrlPath(name)): Api<UrlPath<String>>,
+    Api(axum::Json(body)): Api<axum::Json<Owners>>,
 ) -> Result<Response, Failure> {
     lookup_lengths(&name, None)?;
-    change(&state, &headers, no_skill(&name), move |meta, who| {
+    change(&state, who, no_skill(&name), move |meta, who| {
         meta.add_owners(&name, &who, &body.users)
     })
     .await
@@ -760,12 +826,12 @@ async fn add_owners(
 
 async fn remove_owners(
     State(state): State<Shared>,
-    UrlPath(name): UrlPath<String>,
-    headers: HeaderMap,
-    axum::Json(body): axum::Json<Owners>,
+    User(who): User,
+    Api(UrlPath(name)): Api<UrlPath<String>>,
+    Api(axum::Json(body)): Api<axum::Json<Owners>>,
 ) -> Result<Response, Failure> {
     lookup_lengths(&name, None)?;
-    change(&state, &headers, no_skill(&name), move |meta, who| {
+    change(&state, who, no_skill(&name), move |meta, who| {
         meta.remove_owners(&name, &who, &body.users)
     })
     .await
@@ -789,8 +855,18 @@ fn html(title: &str, body: &str) -> Html<String> {
 
 async fn home(
     State(state): State<Shared>,
-    Query(query): Query<SearchQuery>,
+    query: Result<Query<SearchQuery>, QueryRejection>,
 ) -> Result<Response, Failure> {
+    let query = match query {
+        Ok(Query(query)) => query,
+        Err(rejection) => {
+            return Ok(html_error(
+                rejection.status(),
+                "Search not understood",
+                &rejection.body_text(),
+            ));
+        }
+    };
     if let Some(problem) = query_problem(&query.q) {
         return Ok(html_error(
             StatusCode::BAD_REQUEST,
@@ -827,8 +903,18 @@ fn html_error(status: StatusCode, title: &str, message: &str) -> Response {
 
 async fn page(
     State(state): State<Shared>,
-    UrlPath(name): UrlPath<String>,
+    name: Result<UrlPath<String>, PathRejection>,
 ) -> Result<Response, Failure> {
+    let name = match name {
+        Ok(UrlPath(name)) => name,
+        Err(rejection) => {
+            return Ok(html_error(
+                rejection.status(),
+                "Not a skill's address",
+                &rejection.body_text(),
+            ));
+        }
+    };
     let meta = state.meta.clone();
     let lookup = name.clone();
     let found = if name.len() > api::MAX_NAME_LEN {

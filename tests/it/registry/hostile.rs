@@ -742,3 +742,126 @@ fn an_overlong_search_is_a_400_not_a_500() {
     let (status, _, body) = get(&format!("/api/v1/skills?q={}", "x".repeat(256)));
     assert_eq!(status, 200, "{body:.300}");
 }
+
+/// Sends `method path` with `headers` and `body` on a new connection and reads the answer.
+fn exchange(registry: &Registry, method: &str, path: &str, headers: &[&str], body: &str) -> Answer {
+    let mut stream = TcpStream::connect(registry.address()).unwrap();
+    let mut head = format!(
+        "{method} {path} HTTP/1.1\r\nHost: registry\r\nConnection: close\r\nContent-Length: {}\r\n",
+        body.len()
+    );
+    for header in headers {
+        head.push_str(header);
+        head.push_str("\r\n");
+    }
+    head.push_str("\r\n");
+    stream.write_all(head.as_bytes()).unwrap();
+    stream.write_all(body.as_bytes()).unwrap();
+    stream.set_read_timeout(Some(PATIENCE)).unwrap();
+    read_answer(&stream).unwrap()
+}
+
+/// Asserts `answer` is an API error: `status`, JSON, `{"errors":[{"detail":…}]}`.
+fn assert_api_error(answer: &Answer, status: u16, what: &str) {
+    let body = String::from_utf8_lossy(&answer.body);
+    assert_eq!(answer.status, status, "{what}: {body}");
+    assert_eq!(
+        answer.header("content-type"),
+        Some("application/json"),
+        "{what}: {body}"
+    );
+    assert!(
+        body.starts_with("{\"errors\":[{\"detail\":\""),
+        "{what}: {body}"
+    );
+}
+
+/// Bad query strings, paths, JSON bodies and methods are answered in the API's error shape;
+/// they used to get axum's plain-text rejections.
+#[test]
+fn bad_requests_get_the_json_error_shape() {
+    let context = TestContext::new();
+    let registry = Registry::start(&context.root().join("data"), &[]);
+    let alice = registry.token("alice");
+    let bearer = format!("Authorization: Bearer {alice}");
+    for (method, path, headers, body, status) in [
+        ("GET", "/api/v1/skills?page=abc", &[][..], "", 400),
+        (
+            "GET",
+            "/api/v1/skills?page=99999999999999999999999",
+            &[],
+            "",
+            400,
+        ),
+        ("GET", "/api/v1/skills/%FF%FE", &[], "", 400),
+        ("GET", "/api/v1/skills/%FF/1.0.0/download", &[], "", 400),
+        (
+            "PUT",
+            "/api/v1/skills/notes/owners",
+            &[bearer.as_str(), "Content-Type: application/json"],
+            "{not json",
+            400,
+        ),
+        (
+            "PUT",
+            "/api/v1/skills/notes/owners",
+            &[bearer.as_str(), "Content-Type: application/json"],
+            "{\"users\": 3}",
+            422,
+        ),
+        (
+            "DELETE",
+            "/api/v1/skills/notes/owners",
+            &[bearer.as_str()],
+            "{\"users\": []}",
+            415,
+        ),
+        ("DELETE", "/api/v1/skills", &[], "", 405),
+        ("POST", "/api/v1/skills/notes/1.0.0", &[], "", 405),
+    ] {
+        let answer = exchange(&registry, method, path, headers, body);
+        assert_api_error(&answer, status, &format!("{method} {path}"));
+    }
+    // The pages answer with pages.
+    for path in ["/?page=abc", "/skills/%FF"] {
+        let answer = exchange(&registry, "GET", path, &[], "");
+        assert_eq!(answer.status, 400, "{path}");
+        assert!(
+            answer
+                .header("content-type")
+                .is_some_and(|kind| kind.starts_with("text/html")),
+            "{path}"
+        );
+    }
+}
+
+/// Changing owners checks the token before the body: without one the answer is 401, whatever
+/// the body (it used to be a 400 or 415 about the body).
+#[test]
+fn owner_changes_check_the_token_before_the_body() {
+    let context = TestContext::new();
+    let registry = Registry::start(&context.root().join("data"), &[]);
+    for method in ["PUT", "DELETE"] {
+        for (headers, body) in [
+            (&[][..], ""),
+            (&["Content-Type: application/json"][..], "{not json"),
+            (&["Authorization: Bearer skp_wrong"][..], "{not json"),
+            (
+                &[
+                    "Authorization: Bearer skp_wrong",
+                    "Content-Type: application/json",
+                ][..],
+                "{\"users\":[\"mallory\"]}",
+            ),
+        ] {
+            let answer = exchange(
+                &registry,
+                method,
+                "/api/v1/skills/notes/owners",
+                headers,
+                body,
+            );
+            assert_api_error(&answer, 401, &format!("{method} {headers:?} {body}"));
+        }
+    }
+}
