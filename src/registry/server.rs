@@ -331,7 +331,35 @@ fn router(state: Shared) -> Router {
             )
         })
         .layer(middleware::from_fn(log))
+        .layer(middleware::from_fn(security_headers))
         .with_state(state)
+}
+
+/// What a page may load and do: its own inline style and its search form, nothing else.
+const PAGE_POLICY: &str = "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+
+/// Every answer forbids content sniffing, so an archive or a JSON error is never run as a page.
+/// Pages show text from uploaded SKILL.md files, so they also get a Content-Security-Policy
+/// that allows no script, and may not be framed (clickjacking).
+async fn security_headers(request: Request, next: Next) -> Response {
+    let mut response = next.run(request).await;
+    let headers = response.headers_mut();
+    headers.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    let page = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|value| value.to_str().ok())
+        .is_some_and(|value| value.starts_with("text/html"));
+    if page {
+        headers.insert(
+            header::CONTENT_SECURITY_POLICY,
+            HeaderValue::from_static(PAGE_POLICY),
+        );
+        headers.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+    }
+    response
 }
 
 /// One structured line per request on stderr.
@@ -445,6 +473,13 @@ async fn download(
     );
     if let Ok(etag) = HeaderValue::from_str(&format!("\"{}\"", found.checksum)) {
         headers.insert(header::ETAG, etag);
+    }
+    // A file to save, never something to show; names and versions need no quoting.
+    if let Ok(disposition) = HeaderValue::from_str(&format!(
+        "attachment; filename=\"{}-{}.skill\"",
+        skill.name, found.version
+    )) {
+        headers.insert(header::CONTENT_DISPOSITION, disposition);
     }
     Ok(response)
 }

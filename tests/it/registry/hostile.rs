@@ -865,3 +865,66 @@ fn owner_changes_check_the_token_before_the_body() {
         }
     }
 }
+
+/// Every answer says `nosniff`; pages (which show uploaded text) carry a Content-Security-Policy
+/// that allows no script and may not be framed; a download is an attachment named after the
+/// skill and version. None of these were sent before.
+#[test]
+fn answers_carry_security_headers_and_downloads_are_attachments() {
+    let context = TestContext::new();
+    let registry = Registry::start(&context.root().join("data"), &[]);
+    let alice = registry.token("alice");
+    skill(&context, "guarded", "1.2.3", "<script>alert(1)</script>");
+    assert_eq!(
+        cli(
+            &context,
+            &registry,
+            Some(&alice),
+            &["publish", "work/guarded"]
+        )
+        .0,
+        0
+    );
+    let policy = "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+    for path in ["/", "/?q=guarded", "/skills/guarded", "/skills/absent"] {
+        let answer = exchange(&registry, "GET", path, &[], "");
+        assert_eq!(
+            answer.header("x-content-type-options"),
+            Some("nosniff"),
+            "{path}"
+        );
+        assert_eq!(
+            answer.header("content-security-policy"),
+            Some(policy),
+            "{path}"
+        );
+        assert_eq!(answer.header("x-frame-options"), Some("DENY"), "{path}");
+    }
+    for path in [
+        "/api/v1/skills",
+        "/api/v1/skills/guarded",
+        "/api/v1/skills/absent",
+        "/api/v1/nothing",
+    ] {
+        let answer = exchange(&registry, "GET", path, &[], "");
+        assert_eq!(
+            answer.header("x-content-type-options"),
+            Some("nosniff"),
+            "{path}"
+        );
+    }
+    let download = exchange(
+        &registry,
+        "GET",
+        "/api/v1/skills/guarded/1.2.3/download",
+        &[],
+        "",
+    );
+    assert_eq!(download.status, 200);
+    assert_eq!(
+        download.header("content-disposition"),
+        Some("attachment; filename=\"guarded-1.2.3.skill\"")
+    );
+    assert_eq!(download.header("x-content-type-options"), Some("nosniff"));
+    assert_eq!(download.header("content-type"), Some("application/zip"));
+}
