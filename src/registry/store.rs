@@ -146,8 +146,9 @@ CREATE TABLE IF NOT EXISTS versions (
 ";
 
 impl Sqlite {
-    /// Opens (creating) `path`, in WAL mode.
+    /// Opens (creating) `path`, in WAL mode, readable by its owner only.
     pub fn open(path: &Path) -> Result<Self, StoreError> {
+        make_private(path)?;
         let connection = Connection::open(path)?;
         connection.pragma_update(None, "journal_mode", "WAL")?;
         // FULL: a publish the client saw succeed survives a power cut, not only a crash.
@@ -165,6 +166,38 @@ impl Sqlite {
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
+}
+
+/// Token hashes and who owns what are nobody else's business, so the database and its `-wal`
+/// and `-shm` files are 0600 whatever the umask. The database file is created before `SQLite`
+/// opens it, because `SQLite` gives the `-wal` and `-shm` files it creates the database's mode;
+/// files left by an older registry are changed.
+fn make_private(path: &Path) -> io::Result<()> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt as _;
+        std::fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .mode(0o600)
+            .open(path)
+            .map_err(|error| {
+                io::Error::new(
+                    error.kind(),
+                    format!("cannot create {}: {error}", path.display()),
+                )
+            })?;
+    }
+    for suffix in ["", "-wal", "-shm"] {
+        let mut file = path.as_os_str().to_owned();
+        file.push(suffix);
+        let file = PathBuf::from(file);
+        if file.exists() {
+            crate::fsx::set_mode(&file, 0o600)?;
+        }
+    }
+    Ok(())
 }
 
 fn user_id(connection: &Connection, name: &str) -> rusqlite::Result<i64> {

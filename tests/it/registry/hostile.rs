@@ -928,3 +928,59 @@ fn answers_carry_security_headers_and_downloads_are_attachments() {
     assert_eq!(download.header("x-content-type-options"), Some("nosniff"));
     assert_eq!(download.header("content-type"), Some("application/zip"));
 }
+
+#[cfg(unix)]
+fn mode(path: &std::path::Path) -> u32 {
+    use std::os::unix::fs::PermissionsExt as _;
+    fs_err::metadata(path).unwrap().permissions().mode() & 0o777
+}
+
+/// The database holds token hashes: `registry.db` and its `-wal` and `-shm` files are 0600,
+/// also under umask 000, also when an older registry left them 0644 (they were 0644).
+#[cfg(unix)]
+#[test]
+fn the_database_is_readable_by_its_owner_only() {
+    let context = TestContext::new();
+    let umask_000: &[&str] = &["sh", "-c", "umask 000; exec \"$0\" \"$@\""];
+    let files = |data: &std::path::Path| {
+        ["registry.db", "registry.db-wal", "registry.db-shm"].map(|name| data.join(name))
+    };
+
+    // A new registry.
+    let data = context.root().join("fresh");
+    let registry = Registry::start_under(umask_000, &data, &[]);
+    let alice = registry.token("alice");
+    skill(&context, "private", "1.0.0", "Private.");
+    assert_eq!(
+        cli(
+            &context,
+            &registry,
+            Some(&alice),
+            &["publish", "work/private"]
+        )
+        .0,
+        0
+    );
+    for file in files(&data) {
+        assert_eq!(format!("{:o}", mode(&file)), "600", "{}", file.display());
+    }
+    drop(registry);
+
+    // Files an older registry left readable by all (-wal and -shm exist while it runs).
+    let data = context.root().join("older");
+    fs_err::create_dir_all(&data).unwrap();
+    let older = rusqlite::Connection::open(data.join("registry.db")).unwrap();
+    older.pragma_update(None, "journal_mode", "WAL").unwrap();
+    older
+        .execute_batch("CREATE TABLE leftover (x); INSERT INTO leftover VALUES (1);")
+        .unwrap();
+    for file in files(&data) {
+        use std::os::unix::fs::PermissionsExt as _;
+        fs_err::set_permissions(&file, std::fs::Permissions::from_mode(0o644)).unwrap();
+    }
+    let registry = Registry::start_under(umask_000, &data, &[]);
+    for file in files(&data) {
+        assert_eq!(format!("{:o}", mode(&file)), "600", "{}", file.display());
+    }
+    drop((registry, older));
+}
