@@ -1,4 +1,12 @@
 //! `skillpkg registry serve`: the registry's HTTP server (axum on tokio).
+//!
+//! It faces the internet, so every client is taken for hostile. Connections are bounded in
+//! number and time ([`connections`]). Everything from the URL (names, versions, the search
+//! query) has a length limit checked before any work, the token before the body, and errors
+//! never echo more than the start of what was sent. Uploads go to disk under `--max-upload`
+//! and through the safe extractor; downloads are streamed from disk, so memory does not grow
+//! with slow readers. Every error, also axum's rejections, has the API's JSON shape, and the
+//! HTML pages, which show uploaded text, allow no script.
 
 use std::fmt::Write as _;
 use std::io::{self, Read as _, Write as _};
