@@ -282,8 +282,7 @@ impl MetadataStore for Sqlite {
         };
         // Build metadata does not make a new version (semver §10): `1.0.0+b` is `1.0.0`, and
         // would otherwise be picked over it by `^1.0`. Checked inside this transaction, so two
-        // such publishes at once cannot both pass. Versions hold no `%` or `_`, but the
-        // comparison is exact anyway.
+        // such publishes at once cannot both pass; an exact match is reported first.
         let release = super::api::without_build(&new.version);
         let existing: Option<(String, String)> = transaction
             .query_row(
@@ -633,6 +632,49 @@ mod tests {
         let (hits, total) = store.search("", usize::MAX, 20).unwrap();
         assert!(hits.is_empty());
         assert_eq!(total, 3);
+    }
+
+    /// Versions that differ only in build metadata are one version, whichever came first.
+    #[test]
+    fn build_metadata_does_not_make_a_new_version() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Sqlite::open(&dir.path().join("registry.db")).unwrap();
+        let at = |number: &str| NewVersion {
+            version: number.into(),
+            ..version("notes", "Notes.")
+        };
+        assert_eq!(
+            store.publish(&at("1.0.0")).unwrap(),
+            PublishOutcome::Created
+        );
+        assert_eq!(
+            store.publish(&at("1.0.0-rc.1+a")).unwrap(),
+            PublishOutcome::Created
+        );
+        for (number, existing) in [
+            ("1.0.0+build.7", "1.0.0"),
+            ("1.0.0", "1.0.0"),
+            ("1.0.0-rc.1", "1.0.0-rc.1+a"),
+            ("1.0.0-rc.1+b", "1.0.0-rc.1+a"),
+        ] {
+            assert_eq!(
+                store.publish(&at(number)).unwrap(),
+                PublishOutcome::Exists {
+                    version: existing.into(),
+                    checksum: "0".repeat(64)
+                },
+                "{number}"
+            );
+        }
+        // Prefixes are not matches.
+        assert_eq!(
+            store.publish(&at("1.0.0-rc")).unwrap(),
+            PublishOutcome::Created
+        );
+        assert_eq!(
+            store.publish(&at("1.0.00")).unwrap(),
+            PublishOutcome::Created
+        );
     }
 
     /// The API only admits lowercase names, but the store does not rely on it: a name that
