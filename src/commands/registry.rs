@@ -43,6 +43,8 @@ pub enum RegistryCommand {
         /// The public URL in links [default: http://<addr>]
         #[arg(long, value_name = "URL")]
         public_url: Option<String>,
+        #[command(flatten)]
+        connections: server::ConnectionLimits,
     },
     /// Manage publish tokens
     Token {
@@ -286,6 +288,7 @@ pub fn registry(args: RegistryArgs, printer: Printer) -> anyhow::Result<ExitStat
             addr,
             max_upload,
             public_url,
+            connections,
         } => {
             let runtime = tokio::runtime::Builder::new_multi_thread()
                 .enable_all()
@@ -295,6 +298,7 @@ pub fn registry(args: RegistryArgs, printer: Printer) -> anyhow::Result<ExitStat
                 addr,
                 max_upload,
                 base_url: public_url,
+                connections,
             }))?;
             Ok(ExitStatus::Success)
         }

@@ -1,9 +1,10 @@
-//! The registry: wire types ([`api`]), storage ([`store`]), the server ([`server`]), the
-//! client ([`client`]) and the client's stored tokens ([`credentials`]). Protocol:
-//! ARCHITECTURE §6.
+//! The registry: wire types ([`api`]), storage ([`store`]), the server ([`server`], whose
+//! connections [`connections`] accepts and bounds), the client ([`client`]), the client's
+//! stored tokens ([`credentials`]) and the lockfile ([`lockfile`]). Protocol: ARCHITECTURE §6.
 
 pub mod api;
 pub mod client;
+pub mod connections;
 pub mod credentials;
 pub mod lockfile;
 pub mod server;

@@ -37,8 +37,10 @@ pub struct NewVersion {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum PublishOutcome {
     Created,
-    /// The version exists (perhaps yanked); its checksum.
+    /// The version exists (perhaps yanked), or one that differs from it only in build
+    /// metadata: that version and its checksum.
     Exists {
+        version: String,
         checksum: String,
     },
     /// The name is taken, by another spelling or other owners.
@@ -65,7 +67,13 @@ pub trait MetadataStore: Send + Sync {
     fn create_token(&self, user: &str, token_hash: &str, now: i64) -> Result<(), StoreError>;
     fn publish(&self, version: &NewVersion) -> Result<PublishOutcome, StoreError>;
     fn skill(&self, name: &str) -> Result<Option<SkillInfo>, StoreError>;
-    fn skill_md(&self, name: &str, version: &str) -> Result<Option<String>, StoreError>;
+    /// At most the first `max_chars` characters of a version's SKILL.md.
+    fn skill_md_start(
+        &self,
+        name: &str,
+        version: &str,
+        max_chars: usize,
+    ) -> Result<Option<SkillMdStart>, StoreError>;
     fn search(
         &self,
         query: &str,
@@ -92,8 +100,25 @@ pub trait MetadataStore: Send + Sync {
 pub trait BlobStore: Send + Sync {
     /// Moves the finished file at `temp` into the store under `sha256`.
     fn put(&self, temp: &Path, sha256: &str) -> Result<(), StoreError>;
-    /// The stored bytes.
-    fn get(&self, sha256: &str) -> Result<Option<Vec<u8>>, StoreError>;
+    /// The stored archive, opened to be streamed: archives run to tens of megabytes and a slow
+    /// download lasts minutes, so they are never read whole into memory.
+    fn get(&self, sha256: &str) -> Result<Option<Blob>, StoreError>;
+}
+
+/// A stored archive, open for reading.
+#[derive(Debug)]
+pub struct Blob {
+    pub file: std::fs::File,
+    /// Its length in bytes, sent as `Content-Length`.
+    pub size: u64,
+}
+
+/// The start of a version's SKILL.md, for its web page.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SkillMdStart {
+    pub text: String,
+    /// Whether SKILL.md goes on past `text`.
+    pub cut: bool,
 }
 
 /// `SQLite` metadata.
@@ -121,8 +146,9 @@ CREATE TABLE IF NOT EXISTS versions (
 ";
 
 impl Sqlite {
-    /// Opens (creating) `path`, in WAL mode.
+    /// Opens (creating) `path`, in WAL mode, readable by its owner only.
     pub fn open(path: &Path) -> Result<Self, StoreError> {
+        make_private(path)?;
         let connection = Connection::open(path)?;
         connection.pragma_update(None, "journal_mode", "WAL")?;
         // FULL: a publish the client saw succeed survives a power cut, not only a crash.
@@ -140,6 +166,38 @@ impl Sqlite {
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
+}
+
+/// Token hashes and who owns what are nobody else's business, so the database and its `-wal`
+/// and `-shm` files are 0600 whatever the umask. The database file is created before `SQLite`
+/// opens it, because `SQLite` gives the `-wal` and `-shm` files it creates the database's mode;
+/// files left by an older registry are changed.
+fn make_private(path: &Path) -> io::Result<()> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt as _;
+        std::fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .mode(0o600)
+            .open(path)
+            .map_err(|error| {
+                io::Error::new(
+                    error.kind(),
+                    format!("cannot create {}: {error}", path.display()),
+                )
+            })?;
+    }
+    for suffix in ["", "-wal", "-shm"] {
+        let mut file = path.as_os_str().to_owned();
+        file.push(suffix);
+        let file = PathBuf::from(file);
+        if file.exists() {
+            crate::fsx::set_mode(&file, 0o600)?;
+        }
+    }
+    Ok(())
 }
 
 fn user_id(connection: &Connection, name: &str) -> rusqlite::Result<i64> {
@@ -222,15 +280,19 @@ impl MetadataStore for Sqlite {
             )?;
             id
         };
-        let existing: Option<String> = transaction
+        // Build metadata does not make a new version (semver §10): `1.0.0+b` is `1.0.0`, and
+        // would otherwise be picked over it by `^1.0`. Checked inside this transaction, so two
+        // such publishes at once cannot both pass; an exact match is reported first.
+        let release = super::api::without_build(&new.version);
+        let existing: Option<(String, String)> = transaction
             .query_row(
-                "SELECT checksum FROM versions WHERE skill_id = ?1 AND version = ?2",
-                params![id, new.version],
-                |row| row.get(0),
+                "SELECT version, checksum FROM versions WHERE skill_id = ?1 AND (version = ?2 OR substr(version, 1, length(?2) + 1) = ?2 || '+') ORDER BY version = ?3 DESC LIMIT 1",
+                params![id, release, new.version],
+                |row| Ok((row.get(0)?, row.get(1)?)),
             )
             .optional()?;
-        if let Some(checksum) = existing {
-            return Ok(PublishOutcome::Exists { checksum });
+        if let Some((version, checksum)) = existing {
+            return Ok(PublishOutcome::Exists { version, checksum });
         }
         transaction.execute(
             "INSERT INTO versions (skill_id, version, checksum, digest, size, published_at, publisher_id, skill_md) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
@@ -295,13 +357,25 @@ impl MetadataStore for Sqlite {
         }))
     }
 
-    fn skill_md(&self, name: &str, version: &str) -> Result<Option<String>, StoreError> {
+    fn skill_md_start(
+        &self,
+        name: &str,
+        version: &str,
+        max_chars: usize,
+    ) -> Result<Option<SkillMdStart>, StoreError> {
         let connection = self.lock();
+        let max_chars = i64::try_from(max_chars).unwrap_or(i64::MAX);
+        // substr and length count characters in TEXT, so the cut never splits one.
         Ok(connection
             .query_row(
-                "SELECT skill_md FROM versions JOIN skills ON skills.id = versions.skill_id WHERE skills.lower_name = ?1 AND versions.version = ?2",
-                params![name.to_lowercase(), version],
-                |row| row.get(0),
+                "SELECT substr(skill_md, 1, ?3), length(skill_md) > ?3 FROM versions JOIN skills ON skills.id = versions.skill_id WHERE skills.lower_name = ?1 AND versions.version = ?2",
+                params![name.to_lowercase(), version, max_chars],
+                |row| {
+                    Ok(SkillMdStart {
+                        text: row.get(0)?,
+                        cut: row.get(1)?,
+                    })
+                },
             )
             .optional()?)
     }
@@ -314,6 +388,7 @@ impl MetadataStore for Sqlite {
     ) -> Result<(Vec<SearchHit>, usize), StoreError> {
         let connection = self.lock();
         // The query is matched literally: LIKE's wildcards and the escape character are escaped.
+        // SQLite refuses patterns over 50,000 bytes, so the server bounds the query's length.
         let literal = query
             .to_lowercase()
             .replace('\\', "\\\\")
@@ -491,15 +566,20 @@ impl BlobStore for FsBlobs {
         Ok(())
     }
 
-    fn get(&self, sha256: &str) -> Result<Option<Vec<u8>>, StoreError> {
+    fn get(&self, sha256: &str) -> Result<Option<Blob>, StoreError> {
         let Some(path) = self.path(sha256) else {
             return Ok(None);
         };
-        match fs_err::read(&path) {
-            Ok(bytes) => Ok(Some(bytes)),
-            Err(error) if error.kind() == io::ErrorKind::NotFound => Ok(None),
-            Err(error) => Err(error.into()),
-        }
+        let file = match fs_err::File::open(&path) {
+            Ok(file) => file,
+            Err(error) if error.kind() == io::ErrorKind::NotFound => return Ok(None),
+            Err(error) => return Err(error.into()),
+        };
+        let size = file.metadata()?.len();
+        Ok(Some(Blob {
+            file: file.into_parts().0,
+            size,
+        }))
     }
 }
 
@@ -552,6 +632,49 @@ mod tests {
         let (hits, total) = store.search("", usize::MAX, 20).unwrap();
         assert!(hits.is_empty());
         assert_eq!(total, 3);
+    }
+
+    /// Versions that differ only in build metadata are one version, whichever came first.
+    #[test]
+    fn build_metadata_does_not_make_a_new_version() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Sqlite::open(&dir.path().join("registry.db")).unwrap();
+        let at = |number: &str| NewVersion {
+            version: number.into(),
+            ..version("notes", "Notes.")
+        };
+        assert_eq!(
+            store.publish(&at("1.0.0")).unwrap(),
+            PublishOutcome::Created
+        );
+        assert_eq!(
+            store.publish(&at("1.0.0-rc.1+a")).unwrap(),
+            PublishOutcome::Created
+        );
+        for (number, existing) in [
+            ("1.0.0+build.7", "1.0.0"),
+            ("1.0.0", "1.0.0"),
+            ("1.0.0-rc.1", "1.0.0-rc.1+a"),
+            ("1.0.0-rc.1+b", "1.0.0-rc.1+a"),
+        ] {
+            assert_eq!(
+                store.publish(&at(number)).unwrap(),
+                PublishOutcome::Exists {
+                    version: existing.into(),
+                    checksum: "0".repeat(64)
+                },
+                "{number}"
+            );
+        }
+        // Prefixes are not matches.
+        assert_eq!(
+            store.publish(&at("1.0.0-rc")).unwrap(),
+            PublishOutcome::Created
+        );
+        assert_eq!(
+            store.publish(&at("1.0.00")).unwrap(),
+            PublishOutcome::Created
+        );
     }
 
     /// The API only admits lowercase names, but the store does not rely on it: a name that

@@ -9,6 +9,7 @@ use std::process::{Child, Command, Stdio};
 use crate::common::{TestContext, run};
 
 mod client;
+mod hostile;
 
 /// A running registry; killed when dropped.
 pub(crate) struct Registry {
@@ -19,7 +20,21 @@ pub(crate) struct Registry {
 
 impl Registry {
     pub(crate) fn start(data: &Path, extra: &[&str]) -> Self {
-        let mut command = Command::new(insta_cmd::get_cargo_bin("skillpkg"));
+        Self::start_under(&[], data, extra)
+    }
+
+    /// Starts the registry as the last arguments of `wrapper` (a program that sets something up
+    /// and then execs its arguments), or directly when `wrapper` is empty.
+    fn start_under(wrapper: &[&str], data: &Path, extra: &[&str]) -> Self {
+        let binary = insta_cmd::get_cargo_bin("skillpkg");
+        let mut command = match wrapper.split_first() {
+            Some((program, arguments)) => {
+                let mut command = Command::new(program);
+                command.args(arguments).arg(&binary);
+                command
+            }
+            None => Command::new(&binary),
+        };
         command.args(["registry", "serve", "--data"]).arg(data);
         if !extra.contains(&"--addr") {
             command.args(["--addr", "127.0.0.1:0"]);
