@@ -43,6 +43,17 @@ pub fn interrupted() -> bool {
     INTERRUPTED.load(Ordering::Relaxed)
 }
 
+/// Called when the command is over: if a signal arrived, waits for the handler to finish its
+/// clean-up and end the process with status 130, instead of exiting first with whatever error
+/// the clean-up caused the command.
+pub fn settle() {
+    if interrupted() {
+        loop {
+            std::thread::park();
+        }
+    }
+}
+
 /// A folder to remove if the process is interrupted while this value lives.
 #[derive(Debug)]
 pub struct Cleanup {

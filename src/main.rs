@@ -13,7 +13,9 @@ fn main() -> ExitCode {
     if !cli.command.is_server() {
         skillpkg::interrupt::install();
     }
-    match commands::run(cli) {
+    let result = commands::run(cli);
+    skillpkg::interrupt::settle();
+    match result {
         Ok(status) => ExitCode::from(status.code()),
         Err(error) if is_broken_pipe(&error) => ExitCode::SUCCESS,
         Err(error) => {

@@ -23,6 +23,14 @@ pub struct FileRef {
     pub line: Option<usize>,
 }
 
+/// Where a finding is: its rule's code, its span and the file (and line) it is about. Findings
+/// of different targets at one place are merged into one.
+pub type Place = (
+    &'static str,
+    Option<(usize, usize)>,
+    Option<(String, Option<usize>)>,
+);
+
 /// A finding about one skill.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Diagnostic {
@@ -50,6 +58,17 @@ pub struct Diagnostic {
 }
 
 impl Diagnostic {
+    /// Where it is, as a key for merging findings without comparing each with every other.
+    pub fn place(&self) -> Place {
+        (
+            self.rule.code,
+            self.span.as_ref().map(|span| (span.start, span.end)),
+            self.file
+                .as_ref()
+                .map(|file| (file.path.clone(), file.line)),
+        )
+    }
+
     pub fn new(rule: &'static Rule, severity: Severity, message: impl Into<String>) -> Self {
         Self {
             rule,

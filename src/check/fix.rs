@@ -5,10 +5,13 @@
 //! mapped back to the original bytes when applied: offsets move past the BOM and the removed
 //! `\r`s, and inserted line breaks become `\r\n` in a file that uses them.
 
+use std::collections::HashSet;
 use std::ops::Range;
 
 use serde::Serialize;
 
+use super::Checked;
+use super::diagnostic::Diagnostic;
 use crate::skill::text::SourceText;
 
 /// Whether a fix can be applied without a person looking at it.
@@ -123,6 +126,134 @@ pub fn apply(source: &SourceText, original: &[u8], fixes: &[&Fix]) -> (Vec<u8>, 
     (out, applied)
 }
 
+/// Fixes are re-applied until nothing changes, at most this many rounds.
+pub const MAX_FIX_ROUNDS: usize = 10;
+
+/// The result of [`fix_until_stable`].
+#[derive(Debug)]
+pub struct Fixing<T> {
+    /// The text after every fix that was kept.
+    pub bytes: Vec<u8>,
+    /// How many fixes were kept.
+    pub fixed: usize,
+    /// The analysis of `bytes`.
+    pub checked: Checked,
+    /// What else the analysis of `bytes` returned.
+    pub extra: T,
+}
+
+/// Analyses `original` with `analyse` and, when `allow_unsafe` is given (`Some(false)`: safe
+/// fixes only), applies the fixes it offers, round after round (at most [`MAX_FIX_ROUNDS`]),
+/// until none is left.
+///
+/// A round whose fix leaves its own finding in place (the finding occurs as often afterwards)
+/// is undone, and that finding's fix is not offered again: a broken fix must not rewrite the
+/// file round after round.
+pub fn fix_until_stable<T>(
+    original: &[u8],
+    allow_unsafe: Option<bool>,
+    mut analyse: impl FnMut(&[u8]) -> (Checked, T),
+) -> Fixing<T> {
+    let mut current = original.to_vec();
+    let mut fixed = 0;
+    let mut rounds = 0;
+    let mut refused: HashSet<FindingKey> = HashSet::new();
+    let mut last: Option<Round> = None;
+    loop {
+        let (checked, extra) = analyse(&current);
+        if let Some(Round {
+            before,
+            applied,
+            findings: keys,
+        }) = last.take()
+        {
+            let stubborn: Vec<FindingKey> = keys
+                .into_iter()
+                .filter(|(key, count)| occurrences(&checked, key) >= *count)
+                .map(|(key, _)| key)
+                .collect();
+            if !stubborn.is_empty() {
+                refused.extend(stubborn);
+                current = before;
+                fixed -= applied;
+                continue;
+            }
+        }
+        let fixable: Vec<&Diagnostic> = match allow_unsafe {
+            Some(allow_unsafe) if rounds < MAX_FIX_ROUNDS => checked
+                .diagnostics
+                .iter()
+                .filter(|d| {
+                    d.fix
+                        .as_ref()
+                        .is_some_and(|fix| allow_unsafe || fix.applicability == Applicability::Safe)
+                        && !refused.contains(&finding_key(d))
+                })
+                .collect(),
+            _ => Vec::new(),
+        };
+        let applicable: Vec<&Fix> = fixable.iter().filter_map(|d| d.fix.as_ref()).collect();
+        let next = match (applicable.is_empty(), checked.skill.source()) {
+            (false, Ok(source)) => Some(apply(source, &current, &applicable)),
+            _ => None,
+        };
+        match next {
+            Some((bytes, applied)) if bytes != current && !applied.is_empty() => {
+                let mut keys: Vec<(FindingKey, usize)> = Vec::new();
+                for &index in &applied {
+                    let key = finding_key(fixable[index]);
+                    if !keys.iter().any(|(seen, _)| *seen == key) {
+                        let count = occurrences(&checked, &key);
+                        keys.push((key, count));
+                    }
+                }
+                fixed += applied.len();
+                last = Some(Round {
+                    before: std::mem::replace(&mut current, bytes),
+                    applied: applied.len(),
+                    findings: keys,
+                });
+                rounds += 1;
+            }
+            _ => {
+                return Fixing {
+                    bytes: current,
+                    fixed,
+                    checked,
+                    extra,
+                };
+            }
+        }
+    }
+}
+
+/// What identifies a finding across rounds of fixes: its rule's code and its message (its span
+/// moves).
+type FindingKey = (&'static str, String);
+
+/// One round of fixes, as [`fix_until_stable`] checks it afterwards.
+struct Round {
+    /// The text before the round.
+    before: Vec<u8>,
+    /// How many fixes it applied.
+    applied: usize,
+    /// The findings those fixes were for, with how often each occurred before.
+    findings: Vec<(FindingKey, usize)>,
+}
+
+fn finding_key(diagnostic: &Diagnostic) -> FindingKey {
+    (diagnostic.rule.code, diagnostic.message.clone())
+}
+
+/// How many of `checked`'s findings have `key`.
+fn occurrences(checked: &Checked, key: &FindingKey) -> usize {
+    checked
+        .diagnostics
+        .iter()
+        .filter(|d| d.rule.code == key.0 && d.message == key.1)
+        .count()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -153,5 +284,64 @@ mod tests {
             &[&fix(1..4, "X"), &fix(2..5, "Y"), &fix(5..6, "Z")],
         );
         assert_eq!((out.as_slice(), applied), (b"aXeZ".as_slice(), vec![0, 2]));
+    }
+
+    use crate::check::check_skill;
+    use crate::check::rule::AMBIGUOUS_SCALAR;
+    use crate::check::target::Target;
+    use crate::skill::Skill;
+
+    /// Runs the fix loop over `original` with skillpkg's own rules plus one extra finding per
+    /// round, made by `extra`, and counts the analyses.
+    fn fix_with(
+        original: &[u8],
+        extra: impl Fn(&[u8]) -> Option<Diagnostic>,
+    ) -> (Fixing<()>, usize) {
+        let mut analyses = 0;
+        let fixing = fix_until_stable(original, Some(false), |bytes| {
+            analyses += 1;
+            let skill = Skill::from_bytes("s/SKILL.md".into(), "s".into(), bytes.to_vec());
+            let mut checked = check_skill(skill, &[Target::AgentSkills]);
+            checked.diagnostics.extend(extra(bytes));
+            (checked, ())
+        });
+        (fixing, analyses)
+    }
+
+    #[test]
+    fn a_fix_that_leaves_its_finding_is_undone_and_not_tried_again() {
+        let original = b"---\nname: s\ndescription: A skill. Use when testing.\n---\nbody\n";
+        // A finding that any number of inserted quotes never resolves.
+        let stubborn = |_: &[u8]| {
+            Some(
+                Diagnostic::warning(&AMBIGUOUS_SCALAR, "stubborn")
+                    .at(4..8)
+                    .fix(Fix::replace(Applicability::Safe, "quote", 8..8, "\"\"")),
+            )
+        };
+        let (fixing, analyses) = fix_with(original, stubborn);
+        assert_eq!(fixing.bytes, original, "the file is left as it was");
+        assert_eq!(fixing.fixed, 0);
+        assert!(analyses <= 3, "{analyses} rounds");
+    }
+
+    #[test]
+    fn a_fix_that_resolves_its_finding_is_kept() {
+        let original = b"---\nname: s\ndescription: A skill. Use when testing.\n---\nbody\n";
+        let once = |bytes: &[u8]| {
+            (!bytes.ends_with(b"!\n")).then(|| {
+                Diagnostic::warning(&AMBIGUOUS_SCALAR, "no bang")
+                    .at(0..3)
+                    .fix(Fix::replace(
+                        Applicability::Safe,
+                        "bang",
+                        bytes.len() - 1..bytes.len() - 1,
+                        "!",
+                    ))
+            })
+        };
+        let (fixing, _) = fix_with(original, once);
+        assert!(fixing.bytes.ends_with(b"body!\n"));
+        assert_eq!(fixing.fixed, 1);
     }
 }

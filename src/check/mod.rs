@@ -12,6 +12,8 @@ pub mod rule;
 pub mod rules;
 pub mod target;
 
+use std::collections::HashMap;
+
 use diagnostic::Diagnostic;
 use rule::Severity;
 use target::Target;
@@ -78,6 +80,8 @@ impl Checked {
 /// Checks one skill against `targets`.
 pub fn check_skill(skill: Skill, targets: &[Target]) -> Checked {
     let mut diagnostics: Vec<Diagnostic> = Vec::new();
+    // Where each finding is, so that merging stays linear in the findings.
+    let mut seen_at: HashMap<diagnostic::Place, Vec<usize>> = HashMap::new();
     for &target in targets {
         let before = diagnostics.len();
         for mut found in rules::check(&skill, target) {
@@ -85,16 +89,26 @@ pub fn check_skill(skill: Skill, targets: &[Target]) -> Checked {
             // Merge only with findings of other targets: one target may raise the same rule
             // twice at one place on purpose. A merged finding keeps the highest severity and
             // lists the targets that raised it at that severity.
-            match diagnostics[..before].iter_mut().find(|seen| {
-                seen.rule == found.rule
-                    && seen.span == found.span
-                    && seen.file == found.file
-                    && !seen.targets.contains(&target)
-            }) {
-                Some(seen) if found.severity > seen.severity => *seen = found,
-                Some(seen) if found.severity == seen.severity => seen.targets.push(target),
+            let key = found.place();
+            let earlier = seen_at.get(&key).and_then(|indexes| {
+                indexes.iter().copied().find(|&index| {
+                    index < before
+                        && diagnostics[index].rule == found.rule
+                        && !diagnostics[index].targets.contains(&target)
+                })
+            });
+            match earlier {
+                Some(index) if found.severity > diagnostics[index].severity => {
+                    diagnostics[index] = found;
+                }
+                Some(index) if found.severity == diagnostics[index].severity => {
+                    diagnostics[index].targets.push(target);
+                }
                 Some(_) => {}
-                None => diagnostics.push(found),
+                None => {
+                    seen_at.entry(key).or_default().push(diagnostics.len());
+                    diagnostics.push(found);
+                }
             }
         }
     }

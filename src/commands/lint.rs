@@ -11,7 +11,7 @@ use anyhow::Context as _;
 use super::{ExitStatus, UserError};
 use crate::check::config::{Config, ConfigFinder, Level, Selector, lexical_absolute};
 use crate::check::diagnostic::Diagnostic;
-use crate::check::fix::{self, Applicability};
+use crate::check::fix;
 use crate::check::lint::{self, Bundle, set, suppress::Suppressions};
 use crate::check::rule::{self, AMBIGUOUS_SCALAR, Kind, Rule, Severity};
 use crate::check::target::{DEFAULT_TARGETS, Target};
@@ -20,9 +20,6 @@ use crate::fsx;
 use crate::output::{self, Format, Printer, Report, plural, print_error};
 use crate::parallel;
 use crate::skill::{Skill, discover, folder_name, read_file};
-
-/// Fixes are re-applied until nothing changes, at most this many rounds.
-const MAX_FIX_ROUNDS: usize = 10;
 
 /// Check that skills will work well: `validate`'s rules plus the lint catalogue.
 ///
@@ -474,12 +471,18 @@ fn across_skills(
         if let Ok(source) = outcome.checked.skill.source() {
             outcome.suppressions.apply(&mut found, source);
         }
-        let earlier = outcome.suppressions.unused(false);
+        let earlier: HashSet<(String, Option<(usize, usize)>)> = outcome
+            .suppressions
+            .unused(false)
+            .into_iter()
+            .map(|early| (early.message, early.span.map(|span| (span.start, span.end))))
+            .collect();
         let mut unused = outcome.suppressions.unused(true);
         unused.retain(|late| {
-            !earlier
-                .iter()
-                .any(|early| early.message == late.message && early.span == late.span)
+            !earlier.contains(&(
+                late.message.clone(),
+                late.span.as_ref().map(|span| (span.start, span.end)),
+            ))
         });
         for diagnostic in &mut unused {
             diagnostic.targets.clone_from(&outcome.checked.targets);
@@ -596,15 +599,19 @@ fn lint_one(
     let dir = path.parent().unwrap_or(Path::new("."));
     let dir_name = folder_name(dir);
     let bundle = Bundle::load(dir, files.to_vec());
-    let fixing = fix_until_stable(&original, mode, |bytes| {
+    let allow = match mode {
+        FixMode::Off => None,
+        FixMode::Write { unsafe_fixes } | FixMode::Diff { unsafe_fixes } => Some(unsafe_fixes),
+    };
+    let fixing = fix::fix_until_stable(&original, allow, |bytes| {
         let skill = Skill::from_bytes(path.to_path_buf(), dir_name.clone(), bytes.to_vec());
         analyse(skill, &bundle, targets, settings, cwd)
     });
-    let Fixing {
+    let fix::Fixing {
         bytes: current,
         fixed,
         mut checked,
-        suppressions,
+        extra: suppressions,
     } = fixing;
     let diff = match mode {
         FixMode::Diff { .. } if current != original => {
@@ -638,132 +645,6 @@ fn lint_one(
     })
 }
 
-/// The result of [`fix_until_stable`].
-struct Fixing {
-    /// The text after every fix that was kept.
-    bytes: Vec<u8>,
-    /// How many fixes were kept.
-    fixed: usize,
-    /// The analysis of `bytes`.
-    checked: Checked,
-    suppressions: Suppressions,
-}
-
-/// Analyses `original` with `analyse` and, unless `mode` is off, applies the fixes it offers,
-/// round after round (at most [`MAX_FIX_ROUNDS`]), until none is left.
-///
-/// A round whose fix leaves its own finding in place (the finding occurs as often afterwards)
-/// is undone, and that finding's fix is not offered again: a broken fix must not rewrite the
-/// file round after round.
-fn fix_until_stable(
-    original: &[u8],
-    mode: FixMode,
-    mut analyse: impl FnMut(&[u8]) -> (Checked, Suppressions),
-) -> Fixing {
-    let mut current = original.to_vec();
-    let mut fixed = 0;
-    let mut rounds = 0;
-    let mut refused: HashSet<FindingKey> = HashSet::new();
-    let mut last: Option<Round> = None;
-    loop {
-        let (checked, suppressions) = analyse(&current);
-        if let Some(Round {
-            before,
-            applied,
-            findings: keys,
-        }) = last.take()
-        {
-            let stubborn: Vec<FindingKey> = keys
-                .into_iter()
-                .filter(|(key, count)| occurrences(&checked, key) >= *count)
-                .map(|(key, _)| key)
-                .collect();
-            if !stubborn.is_empty() {
-                refused.extend(stubborn);
-                current = before;
-                fixed -= applied;
-                continue;
-            }
-        }
-        let unsafe_fixes = match mode {
-            FixMode::Off => None,
-            FixMode::Write { unsafe_fixes } | FixMode::Diff { unsafe_fixes } => Some(unsafe_fixes),
-        };
-        let fixable: Vec<&Diagnostic> = match unsafe_fixes {
-            Some(allow_unsafe) if rounds < MAX_FIX_ROUNDS => checked
-                .diagnostics
-                .iter()
-                .filter(|d| {
-                    d.fix
-                        .as_ref()
-                        .is_some_and(|fix| allow_unsafe || fix.applicability == Applicability::Safe)
-                        && !refused.contains(&finding_key(d))
-                })
-                .collect(),
-            _ => Vec::new(),
-        };
-        let applicable: Vec<&fix::Fix> = fixable.iter().filter_map(|d| d.fix.as_ref()).collect();
-        let next = match (applicable.is_empty(), checked.skill.source()) {
-            (false, Ok(source)) => Some(fix::apply(source, &current, &applicable)),
-            _ => None,
-        };
-        match next {
-            Some((bytes, applied)) if bytes != current && !applied.is_empty() => {
-                let mut keys: Vec<(FindingKey, usize)> = Vec::new();
-                for &index in &applied {
-                    let key = finding_key(fixable[index]);
-                    if !keys.iter().any(|(seen, _)| *seen == key) {
-                        let count = occurrences(&checked, &key);
-                        keys.push((key, count));
-                    }
-                }
-                fixed += applied.len();
-                last = Some(Round {
-                    before: std::mem::replace(&mut current, bytes),
-                    applied: applied.len(),
-                    findings: keys,
-                });
-                rounds += 1;
-            }
-            _ => {
-                return Fixing {
-                    bytes: current,
-                    fixed,
-                    checked,
-                    suppressions,
-                };
-            }
-        }
-    }
-}
-
-/// What identifies a finding across rounds of fixes: its rule's code and its message (its span
-/// moves).
-type FindingKey = (&'static str, String);
-
-/// One round of fixes, as [`fix_until_stable`] checks it afterwards.
-struct Round {
-    /// The text before the round.
-    before: Vec<u8>,
-    /// How many fixes it applied.
-    applied: usize,
-    /// The findings those fixes were for, with how often each occurred before.
-    findings: Vec<(FindingKey, usize)>,
-}
-
-fn finding_key(diagnostic: &Diagnostic) -> FindingKey {
-    (diagnostic.rule.code, diagnostic.message.clone())
-}
-
-/// How many of `checked`'s findings have `key`.
-fn occurrences(checked: &Checked, key: &FindingKey) -> usize {
-    checked
-        .diagnostics
-        .iter()
-        .filter(|d| d.rule.code == key.0 && d.message == key.1)
-        .count()
-}
-
 /// The end of the first non-empty body line, which Claude Code falls back to as description.
 fn fallback_line_end(skill: &Skill) -> usize {
     let (Ok(source), Some(reading)) = (skill.source(), skill.reading()) else {
@@ -793,12 +674,14 @@ fn analyse(
     let mut checked = check_skill(skill, targets);
     let mut linted = lint::lint(&checked.skill, bundle, targets);
     // A value validate already reports needs no second finding.
+    let reported: HashSet<Option<(usize, usize)>> = checked
+        .diagnostics
+        .iter()
+        .map(|seen| seen.span.as_ref().map(|span| (span.start, span.end)))
+        .collect();
     linted.retain(|found| {
         !std::ptr::eq(found.rule, &raw const AMBIGUOUS_SCALAR)
-            || !checked
-                .diagnostics
-                .iter()
-                .any(|seen| seen.span == found.span)
+            || !reported.contains(&found.span.as_ref().map(|span| (span.start, span.end)))
     });
     checked.diagnostics.extend(linted);
     let skill_path = checked.skill.path.clone();
@@ -832,67 +715,4 @@ fn unified_diff(path: &Path, before: &[u8], after: &[u8]) -> String {
         .context_radius(3)
         .header(&shown, &shown)
         .to_string()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::check::fix::Fix;
-
-    /// Runs the fix loop over `original` with skillpkg's own rules plus one extra finding per
-    /// round, made by `extra`, and counts the analyses.
-    fn fix_with(original: &[u8], extra: impl Fn(&[u8]) -> Option<Diagnostic>) -> (Fixing, usize) {
-        let mut analyses = 0;
-        let fixing = fix_until_stable(
-            original,
-            FixMode::Write {
-                unsafe_fixes: false,
-            },
-            |bytes| {
-                analyses += 1;
-                let skill = Skill::from_bytes("s/SKILL.md".into(), "s".into(), bytes.to_vec());
-                let mut checked = check_skill(skill, &[Target::AgentSkills]);
-                checked.diagnostics.extend(extra(bytes));
-                (checked, Suppressions::default())
-            },
-        );
-        (fixing, analyses)
-    }
-
-    #[test]
-    fn a_fix_that_leaves_its_finding_is_undone_and_not_tried_again() {
-        let original = b"---\nname: s\ndescription: A skill. Use when testing.\n---\nbody\n";
-        // A finding that any number of inserted quotes never resolves.
-        let stubborn = |_: &[u8]| {
-            Some(
-                Diagnostic::warning(&AMBIGUOUS_SCALAR, "stubborn")
-                    .at(4..8)
-                    .fix(Fix::replace(Applicability::Safe, "quote", 8..8, "\"\"")),
-            )
-        };
-        let (fixing, analyses) = fix_with(original, stubborn);
-        assert_eq!(fixing.bytes, original, "the file is left as it was");
-        assert_eq!(fixing.fixed, 0);
-        assert!(analyses <= 3, "{analyses} rounds");
-    }
-
-    #[test]
-    fn a_fix_that_resolves_its_finding_is_kept() {
-        let original = b"---\nname: s\ndescription: A skill. Use when testing.\n---\nbody\n";
-        let once = |bytes: &[u8]| {
-            (!bytes.ends_with(b"!\n")).then(|| {
-                Diagnostic::warning(&AMBIGUOUS_SCALAR, "no bang")
-                    .at(0..3)
-                    .fix(Fix::replace(
-                        Applicability::Safe,
-                        "bang",
-                        bytes.len() - 1..bytes.len() - 1,
-                        "!",
-                    ))
-            })
-        };
-        let (fixing, _) = fix_with(original, once);
-        assert!(fixing.bytes.ends_with(b"body!\n"));
-        assert_eq!(fixing.fixed, 1);
-    }
 }

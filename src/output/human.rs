@@ -49,7 +49,19 @@ fn render(
     let path = item.path_of(diagnostic).display().to_string();
     let source = item.skill.display_source();
     let title = level.primary_title(title).id(diagnostic.rule.code);
+    let mut column_fix = None;
     let mut group: Group<'_> = match (&diagnostic.span, &diagnostic.file) {
+        (Some(span), _) if on_a_long_line(source, span) => {
+            let (snippet, shown) = window(source, &path, span, diagnostic);
+            // The window starts mid-line, so the renderer counts the column from there: the
+            // real one goes back into its `path:line:column` once rendered.
+            let at = source.position(span.start);
+            column_fix = Some((
+                format!("{path}:{}:{shown}", at.line),
+                format!("{path}:{}:{}", at.line, at.column),
+            ));
+            title.element(snippet)
+        }
         (Some(span), _) => title.element(snippet(source, &path, span, diagnostic)),
         (None, Some(file)) => match file.line {
             Some(line) => title.element(Origin::path(path).line(line)),
@@ -73,7 +85,11 @@ fn render(
         };
         group = group.element(Level::HELP.message(format!("{how} can {}", fix.message)));
     }
-    renderer.render(&[group])
+    let out = renderer.render(&[group]);
+    match column_fix {
+        Some((shown, real)) => out.replacen(&shown, &real, 1),
+        None => out,
+    }
 }
 
 /// The lines around a diagnostic's spans, with the spans moved to match.
@@ -117,6 +133,54 @@ fn snippet<'a>(
         );
     }
     snippet
+}
+
+/// Lines longer than this are shown as a window around the finding: rendering the whole line
+/// for each of many findings on it would make the report grow with their product.
+const LONG_LINE: usize = 1024;
+
+/// How much of a long line is shown on either side of the finding, in bytes.
+const WINDOW: usize = 120;
+
+/// Whether `span` starts on a line longer than [`LONG_LINE`].
+fn on_a_long_line(source: &SourceText, span: &Range<usize>) -> bool {
+    let line = source.position(span.start).line;
+    source.line_range(line).len() > LONG_LINE
+}
+
+/// A piece of the long line around `span`, and the column the renderer will count for it.
+fn window<'a>(
+    source: &'a SourceText,
+    path: &str,
+    span: &Range<usize>,
+    diagnostic: &'a Diagnostic,
+) -> (Snippet<'a, annotate_snippets::Annotation<'a>>, usize) {
+    let text = source.text();
+    let line = source.position(span.start).line;
+    let range = source.line_range(line);
+    let mut from = span.start.saturating_sub(WINDOW).max(range.start);
+    while !text.is_char_boundary(from) {
+        from -= 1;
+    }
+    let mut to = span
+        .end
+        .max(span.start)
+        .saturating_add(WINDOW)
+        .min(range.end);
+    while !text.is_char_boundary(to) {
+        to += 1;
+    }
+    let local = span.start.clamp(from, to) - from..span.end.clamp(from, to) - from;
+    let mut primary = AnnotationKind::Primary.span(local.start..local.end.max(local.start));
+    if let Some(label) = &diagnostic.label {
+        primary = primary.label(label.as_str());
+    }
+    let shown = text[from..span.start.clamp(from, to)].chars().count() + 1;
+    let snippet = Snippet::source(&text[from..to])
+        .line_start(line)
+        .path(path.to_owned())
+        .annotation(primary);
+    (snippet, shown)
 }
 
 /// "Checked 3 skills against agentskills: 2 valid, 1 with errors (2 errors, 1 warning)."

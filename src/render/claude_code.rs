@@ -10,7 +10,7 @@ use serde::Serialize;
 
 use super::collate;
 use super::listing::{self, CapStyle};
-use super::view::{Scope, SkillView};
+use super::view::{BashRules, PrefixTrie, Scope, SkillView};
 
 /// The listing's first line.
 pub const HEADER: &str = "The following skills are available for use with the Skill tool:";
@@ -738,9 +738,10 @@ pub fn substitute_arguments(
     };
     let parsed =
         shell_words(args).unwrap_or_else(|| args.split_whitespace().map(str::to_owned).collect());
+    let names = Names::new(names);
     let out = match version {
-        Version::Current => substitute_once(content, args, &parsed, names),
-        Version::V2188 => substitute_passes(content, args, &parsed, names),
+        Version::Current => substitute_once(content, args, &parsed, &names),
+        Version::V2188 => substitute_passes(content, args, &parsed, &names),
     };
     let matched = out != content;
     if !matched && !args.is_empty() {
@@ -749,20 +750,74 @@ pub fn substitute_arguments(
     (out, matched)
 }
 
+/// The declared argument names, for finding which one follows a `$` without trying each: a
+/// name made of word characters can only match the whole word after the `$`, so it is looked
+/// up; the others are found by walking a trie along the text.
+struct Names {
+    /// Word-character names: the first index of each.
+    words: HashMap<String, usize>,
+    /// The other names.
+    others: PrefixTrie,
+}
+
+impl Names {
+    fn new(names: &[String]) -> Self {
+        let mut words = HashMap::new();
+        let mut others = PrefixTrie::default();
+        for (index, name) in names.iter().enumerate() {
+            if !name.is_empty() && name.chars().all(is_word) {
+                words.entry(name.clone()).or_insert(index);
+            } else {
+                others.insert(name, index);
+            }
+        }
+        Self { words, others }
+    }
+
+    /// The first name (by index) that `rest` starts with, followed by neither `[` nor a word
+    /// character; its length and index.
+    fn find(&self, rest: &str) -> Option<(usize, usize)> {
+        let followed_well = |len: usize| {
+            let after = &rest[len..];
+            !after.starts_with('[') && !after.chars().next().is_some_and(is_word)
+        };
+        let word = rest.find(|c: char| !is_word(c)).unwrap_or(rest.len());
+        let by_word = self
+            .words
+            .get(&rest[..word])
+            .filter(|_| followed_well(word))
+            .map(|&index| (word, index));
+        let other = self
+            .others
+            .prefixes_of(rest)
+            .filter(|&(len, _)| rest.is_char_boundary(len) && followed_well(len))
+            .min_by_key(|&(_, index)| index);
+        match (by_word, other) {
+            (Some(a), Some(b)) => Some(if a.1 < b.1 { a } else { b }),
+            (found, other) => found.or(other),
+        }
+    }
+}
+
+/// The length of `[N]` at the start of `text` (digits between brackets), if it is there;
+/// counted, not searched for, so unclosed brackets cost nothing.
+fn index_brackets(text: &str) -> Option<usize> {
+    let inner = text.strip_prefix('[')?;
+    let digits = inner.bytes().take_while(u8::is_ascii_digit).count();
+    (digits > 0 && inner.as_bytes().get(digits) == Some(&b']')).then_some(digits)
+}
+
 /// What follows `$` at `rest`: the placeholder's length and its value (`None`: stays literal).
 fn placeholder<'a>(
     rest: &str,
     args: &'a str,
     parsed: &'a [String],
-    names: &'a [String],
+    names: &Names,
     missing_empty: bool,
 ) -> Option<(usize, Option<&'a str>)> {
     if let Some(after) = rest.strip_prefix("ARGUMENTS") {
-        if let Some(inner) = after.strip_prefix('[')
-            && let Some(end) = inner.find(']')
-            && end > 0
-            && inner[..end].chars().all(|c| c.is_ascii_digit())
-        {
+        if let Some(end) = index_brackets(after) {
+            let inner = &after[1..];
             let index: usize = inner[..end].parse().ok()?;
             let value = parsed
                 .get(index)
@@ -784,22 +839,13 @@ fn placeholder<'a>(
             .or(missing_empty.then_some(""));
         return Some((digits, value));
     }
-    for (index, name) in names.iter().enumerate() {
-        if let Some(after) = rest.strip_prefix(name.as_str())
-            && !after.starts_with('[')
-            && !after.chars().next().is_some_and(is_word)
-        {
-            return Some((
-                name.len(),
-                Some(parsed.get(index).map_or("", String::as_str)),
-            ));
-        }
-    }
-    None
+    names
+        .find(rest)
+        .map(|(len, index)| (len, Some(parsed.get(index).map_or("", String::as_str))))
 }
 
 /// 2.1.332: one pass, so values are never re-expanded; `\$` escapes; a missing index stays.
-fn substitute_once(content: &str, args: &str, parsed: &[String], names: &[String]) -> String {
+fn substitute_once(content: &str, args: &str, parsed: &[String], names: &Names) -> String {
     let mut out = String::with_capacity(content.len());
     let mut rest = content;
     while let Some(at) = rest.find(['$', '\\']) {
@@ -848,7 +894,7 @@ fn substitute_once(content: &str, args: &str, parsed: &[String], names: &[String
 
 /// 2.1.88: named, indexed, shorthand, then full, each pass over the last one's output; missing
 /// indexes become empty; no escapes.
-fn substitute_passes(content: &str, args: &str, parsed: &[String], names: &[String]) -> String {
+fn substitute_passes(content: &str, args: &str, parsed: &[String], names: &Names) -> String {
     let pass = |text: &str, accept: &dyn Fn(&str) -> Option<(usize, String)>| {
         let mut out = String::with_capacity(text.len());
         let mut rest = text;
@@ -867,15 +913,16 @@ fn substitute_passes(content: &str, args: &str, parsed: &[String], names: &[Stri
         out
     };
     let mut text = pass(content, &|rest| {
-        names.iter().enumerate().find_map(|(index, name)| {
-            let after = rest.strip_prefix(name.as_str())?;
-            (!after.starts_with('[') && !after.chars().next().is_some_and(is_word))
-                .then(|| (name.len(), parsed.get(index).cloned().unwrap_or_default()))
-        })
+        names
+            .find(rest)
+            .map(|(len, index)| (len, parsed.get(index).cloned().unwrap_or_default()))
     });
     text = pass(&text, &|rest| {
         let inner = rest.strip_prefix("ARGUMENTS[")?;
-        let end = inner.find(']')?;
+        let end = inner.find(|c: char| !c.is_ascii_digit())?;
+        if !inner[end..].starts_with(']') {
+            return None;
+        }
         let index: usize = inner[..end].parse().ok()?;
         Some((
             "ARGUMENTS[".len() + end + 1,
@@ -938,20 +985,35 @@ fn inline_shell(
         }
         search = after + close + 3;
     }
+    let blocks: Vec<std::ops::Range<usize>> =
+        found.iter().map(|(range, _)| range.clone()).collect();
+    let inside_block = |at: usize| {
+        let after = blocks.partition_point(|range| range.start <= at);
+        after > 0 && blocks[after - 1].contains(&at)
+    };
     let bytes = text.as_bytes();
+    // The closing backtick comes from one forward scan shared by every command, and commands
+    // are found in order, so a run of unclosed `` !` `` costs no more than its length.
+    let mut close: Option<usize> = Some(0);
+    let mut inline_end = 0;
     for (at, _) in text.match_indices("!`") {
         if (at > 0 && !(bytes[at - 1] as char).is_whitespace())
-            || found.iter().any(|(range, _)| range.contains(&at))
+            || at < inline_end
+            || inside_block(at)
         {
             continue;
         }
         let inner = at + 2;
-        let Some(len) = text[inner..].find('`') else {
+        if close.is_some_and(|close| close < inner) {
+            close = text[inner..].find('`').map(|len| inner + len);
+        }
+        let Some(end) = close else {
             continue;
         };
-        let command = text[inner..inner + len].trim().to_owned();
-        if len > 0 && !command.is_empty() {
-            found.push((at..inner + len + 1, command));
+        let command = text[inner..end].trim().to_owned();
+        if end > inner && !command.is_empty() {
+            found.push((at..end + 1, command));
+            inline_end = end + 1;
         }
     }
     found.sort_by_key(|(range, _)| range.start);
@@ -959,12 +1021,13 @@ fn inline_shell(
         .iter()
         .filter_map(|tool| tool.strip_prefix("Bash(")?.strip_suffix(')'))
         .collect();
+    let matcher = BashRules::new(rules.iter().copied());
     let bare_bash = allowed.iter().any(|tool| tool == "Bash");
     let mut commands = Vec::new();
     let mut out = String::with_capacity(text.len());
     let mut at = 0;
     for (range, command) in found {
-        let verdict = verdict(&command, &rules, bare_bash);
+        let verdict = verdict(&command, &rules, &matcher, bare_bash);
         let first = command
             .split_whitespace()
             .next()
@@ -989,7 +1052,7 @@ fn inline_shell(
     (out, commands)
 }
 
-fn verdict(command: &str, rules: &[&str], bare_bash: bool) -> String {
+fn verdict(command: &str, rules: &[&str], matcher: &BashRules, bare_bash: bool) -> String {
     if bare_bash {
         return "allowed by Bash".into();
     }
@@ -1002,11 +1065,7 @@ fn verdict(command: &str, rules: &[&str], bare_bash: bool) -> String {
     let mut reasons = Vec::new();
     for part in parts {
         let first = part.split_whitespace().next().unwrap_or_default();
-        if let Some(rule) = rules.iter().find(|rule| {
-            rule.strip_suffix(":*")
-                .or_else(|| rule.strip_suffix('*'))
-                .map_or(part == **rule, |prefix| part.starts_with(prefix.trim_end()))
-        }) {
+        if let Some(rule) = matcher.first_match(part).map(|index| rules[index]) {
             reasons.push(format!("allowed by Bash({rule})"));
         } else if READ_ONLY.contains(&first) && !part.contains('>') {
             reasons.push("read-only".to_owned());

@@ -207,3 +207,105 @@ pub fn split_tools(text: &str) -> Vec<String> {
     }
     out
 }
+
+/// Strings by prefix: which of them `text` starts with, found in one walk along `text`. Each
+/// string keeps the smallest index it was inserted with.
+#[derive(Clone, Debug)]
+pub struct PrefixTrie {
+    /// Node 0 is the root.
+    nodes: Vec<TrieNode>,
+}
+
+#[derive(Clone, Debug, Default)]
+struct TrieNode {
+    /// By byte: the child's node.
+    children: Vec<(u8, usize)>,
+    /// The smallest index of a string that ends here.
+    first: Option<usize>,
+}
+
+impl Default for PrefixTrie {
+    fn default() -> Self {
+        Self {
+            nodes: vec![TrieNode::default()],
+        }
+    }
+}
+
+impl PrefixTrie {
+    pub fn insert(&mut self, key: &str, index: usize) {
+        let mut node = 0;
+        for &byte in key.as_bytes() {
+            let found = self.nodes[node]
+                .children
+                .iter()
+                .find(|(b, _)| *b == byte)
+                .map(|&(_, child)| child);
+            node = found.unwrap_or_else(|| {
+                self.nodes.push(TrieNode::default());
+                let child = self.nodes.len() - 1;
+                self.nodes[node].children.push((byte, child));
+                child
+            });
+        }
+        let first = &mut self.nodes[node].first;
+        *first = Some(first.map_or(index, |seen| seen.min(index)));
+    }
+
+    /// Every inserted string that `text` starts with, as (length, index), shortest first.
+    pub fn prefixes_of<'a>(&'a self, text: &'a str) -> impl Iterator<Item = (usize, usize)> + 'a {
+        let root = self.nodes[0].first.map(|index| (0, index));
+        let mut node = 0;
+        let walked = text
+            .as_bytes()
+            .iter()
+            .enumerate()
+            .map_while(move |(at, &byte)| {
+                let &(_, child) = self.nodes[node].children.iter().find(|(b, _)| *b == byte)?;
+                node = child;
+                Some(self.nodes[node].first.map(|index| (at + 1, index)))
+            });
+        root.into_iter().chain(walked.flatten())
+    }
+}
+
+/// Claude Code's `Bash(…)` permission rules, for finding which rule allows a command in time
+/// linear in the command: `prefix:*` and `prefix*` allow what starts with `prefix` (trimmed at
+/// its end), anything else only the exact command. Rules are held in a byte trie, so a skill
+/// with thousands of rules and thousands of commands costs their total length, not their
+/// product.
+#[derive(Clone, Debug, Default)]
+pub struct BashRules {
+    exact: std::collections::HashMap<String, usize>,
+    prefixes: PrefixTrie,
+}
+
+impl BashRules {
+    /// The rules, in order: a rule's index is its position in `rules`.
+    pub fn new<'a>(rules: impl IntoIterator<Item = &'a str>) -> Self {
+        let mut out = Self::default();
+        for (index, rule) in rules.into_iter().enumerate() {
+            match rule.strip_suffix(":*").or_else(|| rule.strip_suffix('*')) {
+                Some(prefix) => out.prefixes.insert(prefix.trim_end(), index),
+                None => {
+                    out.exact.entry(rule.to_owned()).or_insert(index);
+                }
+            }
+        }
+        out
+    }
+
+    /// The index of the first rule that allows `command`, if any.
+    pub fn first_match(&self, command: &str) -> Option<usize> {
+        let exact = self.exact.get(command).copied();
+        let prefix = self
+            .prefixes
+            .prefixes_of(command)
+            .map(|(_, index)| index)
+            .min();
+        match (exact, prefix) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (found, other) => found.or(other),
+        }
+    }
+}

@@ -43,7 +43,13 @@ pub struct SourceText {
     /// Offsets in `text` of each `\n` that replaced a `\r\n` pair, in increasing order.
     crlf: Vec<usize>,
     line_starts: OnceLock<Vec<usize>>,
+    /// For every block of [`BLOCK`] bytes, how many characters start before it: columns are
+    /// then found without counting a long line from its start for every finding on it.
+    char_blocks: OnceLock<Vec<usize>>,
 }
+
+/// The block size of [`SourceText::char_blocks`].
+const BLOCK: usize = 64;
 
 impl SourceText {
     /// Decodes `bytes` as UTF-8, strips one leading BOM and normalises line endings to `\n`.
@@ -98,6 +104,7 @@ impl SourceText {
             bom,
             crlf,
             line_starts: OnceLock::new(),
+            char_blocks: OnceLock::new(),
         }
     }
 
@@ -124,6 +131,7 @@ impl SourceText {
         self.text.shrink_to_fit();
         self.crlf.retain(|&at| at < end);
         self.line_starts = OnceLock::new();
+        self.char_blocks = OnceLock::new();
     }
 
     fn line_starts(&self) -> &[usize] {
@@ -132,6 +140,28 @@ impl SourceText {
                 .chain(self.text.match_indices('\n').map(|(i, _)| i + 1))
                 .collect()
         })
+    }
+
+    /// How many characters start before byte `offset` (a UTF-8 continuation byte starts none).
+    fn chars_before(&self, offset: usize) -> usize {
+        let starts_char = |byte: &u8| byte & 0xC0 != 0x80;
+        let bytes = self.text.as_bytes();
+        let blocks = self.char_blocks.get_or_init(|| {
+            let mut total = 0;
+            let mut blocks = Vec::with_capacity(bytes.len() / BLOCK + 1);
+            for chunk in bytes.chunks(BLOCK) {
+                blocks.push(total);
+                total += chunk.iter().filter(|byte| starts_char(byte)).count();
+            }
+            blocks.push(total);
+            blocks
+        });
+        let block = offset / BLOCK;
+        blocks[block]
+            + bytes[block * BLOCK..offset]
+                .iter()
+                .filter(|byte| starts_char(byte))
+                .count()
     }
 
     fn removed_before(&self, offset: usize) -> usize {
@@ -162,7 +192,7 @@ impl SourceText {
         let start = starts[line_index];
         Position {
             line: line_index + 1,
-            column: self.text[start..offset].chars().count() + 1,
+            column: self.chars_before(offset) - self.chars_before(start) + 1,
         }
     }
 

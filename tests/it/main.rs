@@ -10,6 +10,7 @@ mod fixtures;
 mod hardening;
 mod init;
 mod install;
+mod linear;
 mod lint;
 mod package;
 mod preview;

@@ -8,7 +8,7 @@ use crate::check::rule::{
     LEGACY_BASE_DIR,
 };
 use crate::check::target::Target;
-use crate::render::view::split_tools;
+use crate::render::view::{BashRules, split_tools};
 use crate::skill::model::ToolList;
 
 /// The spec's recommended maximum body length.
@@ -203,9 +203,9 @@ fn backslash_paths(text: &str, out: &mut Vec<Diagnostic>) {
 
 /// Claude Code only: inline shell commands that would abort the invocation.
 pub(super) fn check_claude_code(cx: &LintContext<'_>, _target: Target, out: &mut Vec<Diagnostic>) {
-    let allowed = allowed_bash_rules(cx);
+    let allowed = Allowed::new(&allowed_bash_rules(cx));
     for (range, command) in inline_commands(cx) {
-        if command_allowed(&command, &allowed) {
+        if command_allowed_by(&command, &allowed) {
             continue;
         }
         let first = command.split_whitespace().next().unwrap_or_default();
@@ -248,36 +248,44 @@ fn allowed_bash_rules(cx: &LintContext<'_>) -> Vec<String> {
 }
 
 /// Whether every command of a shell line is read-only or matched by an allow rule.
+#[cfg(test)]
 fn command_allowed(command: &str, rules: &[String]) -> bool {
+    command_allowed_by(command, &Allowed::new(rules))
+}
+
+/// The allow rules, ready to match: `*` and `*:*` allow everything.
+struct Allowed {
+    everything: bool,
+    rules: BashRules,
+}
+
+impl Allowed {
+    fn new(rules: &[String]) -> Self {
+        Self {
+            everything: rules.iter().any(|rule| rule == "*" || rule == "*:*"),
+            rules: BashRules::new(rules.iter().map(String::as_str)),
+        }
+    }
+}
+
+fn command_allowed_by(command: &str, allowed: &Allowed) -> bool {
+    let matched = |part: &str| allowed.everything || allowed.rules.first_match(part).is_some();
     command
         .split(['\n', ';', '|'])
         .flat_map(|part| part.split("&&"))
         .map(str::trim)
         .filter(|part| !part.is_empty())
         .all(|part| {
-            let words: Vec<&str> = part.split_whitespace().collect();
+            let words: Vec<&str> = part.split_whitespace().take(2).collect();
             let first = words.first().copied().unwrap_or_default();
             if part.contains('>') {
                 // Redirection writes a file.
-                return rule_matches(part, rules);
+                return matched(part);
             }
             READ_ONLY.contains(&first)
                 || (first == "git" && words.get(1).is_some_and(|sub| READ_ONLY_GIT.contains(sub)))
-                || rule_matches(part, rules)
+                || matched(part)
         })
-}
-
-/// Claude Code's `Bash(prefix:*)` and exact `Bash(command)` rules.
-fn rule_matches(command: &str, rules: &[String]) -> bool {
-    rules.iter().any(|rule| {
-        if rule == "*" || rule == "*:*" {
-            return true;
-        }
-        match rule.strip_suffix(":*").or_else(|| rule.strip_suffix('*')) {
-            Some(prefix) => command.starts_with(prefix.trim_end()),
-            None => command == rule,
-        }
-    })
 }
 
 /// Inline commands: `` !`cmd` `` at a line start or after whitespace, and ```` ```! ```` blocks.
@@ -298,22 +306,33 @@ fn inline_commands(cx: &LintContext<'_>) -> Vec<(std::ops::Range<usize>, String)
         }
         search = after + close + 3;
     }
+    let blocks: Vec<std::ops::Range<usize>> = out.iter().map(|(range, _)| range.clone()).collect();
     let bytes = text.as_bytes();
+    // Where each command ends comes from one forward scan shared by all of them, so a line of
+    // unclosed `` !` `` costs no more than its length.
+    let mut stop: Option<usize> = Some(0);
+    let mut inline_end = 0;
     for (at, _) in text[body..].match_indices("!`") {
         let at = body + at;
         if at > 0 && !(bytes[at - 1] as char).is_whitespace() {
             continue;
         }
         let inner_start = at + 2;
-        let Some(len) = text[inner_start..].find(['`', '\n']) else {
+        if stop.is_some_and(|stop| stop < inner_start) {
+            stop = text[inner_start..]
+                .find(['`', '\n'])
+                .map(|len| inner_start + len);
+        }
+        let Some(end) = stop else {
             continue;
         };
-        if bytes[inner_start + len] != b'`' || len == 0 {
+        if bytes[end] != b'`' || end == inner_start {
             continue;
         }
-        let command = text[inner_start..inner_start + len].trim().to_owned();
-        if !command.is_empty() && !out.iter().any(|(range, _)| range.contains(&at)) {
-            out.push((at..inner_start + len + 1, command));
+        let command = text[inner_start..end].trim().to_owned();
+        if !command.is_empty() && at >= inline_end && !super::in_ranges(&blocks, at) {
+            out.push((at..end + 1, command));
+            inline_end = end + 1;
         }
     }
     out.sort_by_key(|(range, _)| range.start);

@@ -128,6 +128,9 @@ fn check_script(file: &BundledFile, out: &mut Vec<Diagnostic>) {
     }
 }
 
+/// Link targets longer than this are prose, not paths (and are not looked at).
+const MAX_LINK_TARGET: usize = 4096;
+
 /// A path a text refers to.
 #[derive(Clone, Debug)]
 struct Mention {
@@ -149,47 +152,16 @@ fn mentions(text: &str, base: &str, fences: &[Range<usize>]) -> Vec<Mention> {
         .find_iter(text)
         .map(|found| (found.start(), found.as_str()))
         .collect();
-    // Markdown links: `](target)`.
-    for &(at, _) in hits.iter().filter(|(_, hit)| *hit == "](") {
-        if fences.iter().any(|fence| fence.contains(&at)) {
-            continue;
-        }
-        let start = at + 2;
-        let Some(len) = text[start..].find([')', '\n']) else {
-            continue;
-        };
-        let raw = text[start..start + len].trim();
-        let raw = raw
-            .strip_prefix('<')
-            .and_then(|r| r.strip_suffix('>'))
-            .unwrap_or(raw);
-        let target = raw.split_once(' ').map_or(raw, |(target, _)| target);
-        let target = target.split(['#', '?']).next().unwrap_or_default();
-        if target.is_empty()
-            || target.contains("://")
-            || target.starts_with(['/', '~', '$', '{'])
-            || target.starts_with("mailto:")
-            || target.starts_with("data:")
-            || target.starts_with("tel:")
-            || target.contains(['*', '<', '{'])
-        {
-            continue;
-        }
-        let decoded = target.replace("%20", " ");
-        let joined = if base.is_empty() {
-            decoded.clone()
-        } else {
-            format!("{base}/{decoded}")
-        };
-        let offset = start + text[start..].find(target).unwrap_or(0);
-        out.push(Mention {
-            range: offset..offset + target.len(),
-            path: normalise(&joined),
-            written: target.to_owned(),
-            link: true,
-        });
-    }
+    links(text, base, fences, &hits, &mut out);
     // Resource paths written out: `scripts/x.py`, `${CLAUDE_SKILL_DIR}/references/y.md`.
+    // Where the link targets are, merged into disjoint ranges (they were found in order).
+    let mut link_ranges: Vec<Range<usize>> = Vec::with_capacity(out.len());
+    for range in out.iter().map(|m| m.range.clone()) {
+        match link_ranges.last_mut() {
+            Some(last) if range.start <= last.end => last.end = last.end.max(range.end),
+            _ => link_ranges.push(range),
+        }
+    }
     let bytes = text.as_bytes();
     for folder in RESOURCE_FOLDERS {
         let prefix = format!("{folder}/");
@@ -220,11 +192,7 @@ fn mentions(text: &str, base: &str, fences: &[Range<usize>]) -> Vec<Mention> {
                 continue;
             }
             let written = text[at..end].trim_end_matches(['.', ',', ':', ';']);
-            if written.trim_end_matches('/') == folder
-                || out
-                    .iter()
-                    .any(|m: &Mention| m.link && m.range.contains(&at))
-            {
+            if written.trim_end_matches('/') == folder || super::in_ranges(&link_ranges, at) {
                 continue;
             }
             out.push(Mention {
@@ -236,6 +204,65 @@ fn mentions(text: &str, base: &str, fences: &[Range<usize>]) -> Vec<Mention> {
         }
     }
     out
+}
+
+/// Markdown links `](target)` among `hits`, outside `fences`, resolved against `base`.
+fn links(
+    text: &str,
+    base: &str,
+    fences: &[Range<usize>],
+    hits: &[(usize, &str)],
+    out: &mut Vec<Mention>,
+) {
+    // Markdown links: `](target)`. Where each target ends is found with one forward scan
+    // shared by all of them, so a line of unclosed `[a](` costs no more than its length.
+    let mut stop: Option<usize> = Some(0);
+    for &(at, _) in hits.iter().filter(|(_, hit)| *hit == "](") {
+        if super::in_ranges(fences, at) {
+            continue;
+        }
+        let start = at + 2;
+        if stop.is_some_and(|stop| stop < start) {
+            stop = text[start..].find([')', '\n']).map(|len| start + len);
+        }
+        let Some(end) = stop else {
+            continue;
+        };
+        let len = end - start;
+        if len > MAX_LINK_TARGET {
+            continue;
+        }
+        let raw = text[start..start + len].trim();
+        let raw = raw
+            .strip_prefix('<')
+            .and_then(|r| r.strip_suffix('>'))
+            .unwrap_or(raw);
+        let target = raw.split_once(' ').map_or(raw, |(target, _)| target);
+        let target = target.split(['#', '?']).next().unwrap_or_default();
+        if target.is_empty()
+            || target.contains("://")
+            || target.starts_with(['/', '~', '$', '{'])
+            || target.starts_with("mailto:")
+            || target.starts_with("data:")
+            || target.starts_with("tel:")
+            || target.contains(['*', '<', '{'])
+        {
+            continue;
+        }
+        let decoded = target.replace("%20", " ");
+        let joined = if base.is_empty() {
+            decoded.clone()
+        } else {
+            format!("{base}/{decoded}")
+        };
+        let offset = start + text[start..start + len].find(target).unwrap_or(0);
+        out.push(Mention {
+            range: offset..offset + target.len(),
+            path: normalise(&joined),
+            written: target.to_owned(),
+            link: true,
+        });
+    }
 }
 
 fn mention_pattern() -> &'static Regex {

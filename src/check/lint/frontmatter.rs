@@ -299,15 +299,21 @@ fn tool_items(cx: &LintContext<'_>, field: &Field<ToolList>) -> Vec<(String, Ran
                 })
             })
             .collect(),
-        Ok(ToolList::Text(text)) => split_tools(text)
-            .into_iter()
-            .map(|found| {
-                (
-                    text[found.clone()].to_owned(),
-                    super::span_in_value(cx.text(), &field.span, text, found),
-                )
-            })
-            .collect(),
+        Ok(ToolList::Text(text)) => {
+            // Whether the value is written as it reads, compared once for all its tools.
+            let plain = cx.text().get(field.span.clone()) == Some(text.as_str());
+            split_tools(text)
+                .into_iter()
+                .map(|found| {
+                    let span = if plain {
+                        field.span.start + found.start..field.span.start + found.end
+                    } else {
+                        field.span.clone()
+                    };
+                    (text[found].to_owned(), span)
+                })
+                .collect()
+        }
         Err(_) => Vec::new(),
     }
 }
@@ -411,11 +417,12 @@ fn arguments(cx: &LintContext<'_>, out: &mut Vec<Diagnostic>) {
     else {
         return;
     };
+    let used: std::collections::HashSet<&str> =
+        placeholders.iter().map(|(_, text)| &text[1..]).collect();
+    let declared: std::collections::HashSet<&str> =
+        names.iter().map(|name| name.value.as_str()).collect();
     for name in names {
-        let used = placeholders
-            .iter()
-            .any(|(_, text)| text[1..] == *name.value);
-        if !used {
+        if !used.contains(name.value.as_str()) {
             out.push(
                 Diagnostic::warning(
                     &UNUSED_ARGUMENT,
@@ -435,7 +442,7 @@ fn arguments(cx: &LintContext<'_>, out: &mut Vec<Diagnostic>) {
     for (at, found) in &placeholders {
         let word = &found[1..];
         let is_name = word.starts_with(|c: char| c.is_ascii_lowercase() || c == '_');
-        if is_name && !names.iter().any(|name| name.value == word) {
+        if is_name && !declared.contains(word) {
             let start = cx.body_start + at;
             out.push(
                 Diagnostic::warning(
@@ -461,13 +468,12 @@ fn placeholders(body: &str) -> Vec<(usize, &str)> {
         }
         let rest = &body[at + 1..];
         let len = if let Some(after) = rest.strip_prefix("ARGUMENTS") {
-            match after
+            // `[` digits `]`: counted, not searched for, so unclosed brackets cost nothing.
+            let digits = after
                 .strip_prefix('[')
-                .and_then(|inner| inner.find(']').map(|end| (inner, end)))
-            {
-                Some((inner, end))
-                    if inner[..end].chars().all(|c| c.is_ascii_digit()) && end > 0 =>
-                {
+                .map(|inner| (inner, inner.bytes().take_while(u8::is_ascii_digit).count()));
+            match digits {
+                Some((inner, end)) if end > 0 && inner.as_bytes().get(end) == Some(&b']') => {
                     "ARGUMENTS".len() + end + 2
                 }
                 _ => "ARGUMENTS".len(),

@@ -172,7 +172,7 @@ impl LintContext<'_> {
     }
 
     pub fn in_fence(&self, offset: usize) -> bool {
-        self.fences.iter().any(|fence| fence.contains(&offset))
+        in_ranges(&self.fences, offset)
     }
 }
 
@@ -208,6 +208,10 @@ pub fn lint(skill: &Skill, bundle: &Bundle, targets: &[Target]) -> Vec<Diagnosti
     files::check_placeholders(&cx, &mut out);
     files::check_secrets(&cx, &mut out);
     let mut tagged = tag(out, targets);
+    let mut index = Index::default();
+    for (at, diagnostic) in tagged.iter().enumerate() {
+        index.entry(place(diagnostic)).or_default().push(at);
+    }
     for &target in targets {
         if target.family() == (Family::ClaudeCode { modern: true })
             || target.family() == (Family::ClaudeCode { modern: false })
@@ -218,7 +222,7 @@ pub fn lint(skill: &Skill, bundle: &Bundle, targets: &[Target]) -> Vec<Diagnosti
             frontmatter::check_claude_code(&cx, target, &mut found);
             for mut diagnostic in found {
                 diagnostic.targets = vec![target];
-                merge(&mut tagged, diagnostic, target);
+                merge(&mut tagged, &mut index, diagnostic, target);
             }
         }
     }
@@ -240,9 +244,7 @@ pub fn suppressions(skill: &Skill) -> suppress::Suppressions {
     };
     let (frontmatter, body_start) = layout(skill);
     let fences = fences(source.text(), body_start);
-    suppress::Suppressions {
-        directives: suppress::parse(source, frontmatter, body_start, &fences),
-    }
+    suppress::Suppressions::new(suppress::parse(source, frontmatter, body_start, &fences))
 }
 
 /// Target-independent findings belong to every target.
@@ -260,16 +262,24 @@ fn tag(out: Vec<Diagnostic>, targets: &[Target]) -> Vec<Diagnostic> {
         .collect()
 }
 
+/// Where findings are, by place and message: merging looks up, never scans.
+type Index = std::collections::HashMap<(crate::check::diagnostic::Place, String), Vec<usize>>;
+
+fn place(diagnostic: &Diagnostic) -> (crate::check::diagnostic::Place, String) {
+    (diagnostic.place(), diagnostic.message.clone())
+}
+
 /// Adds a finding of one target, merging it with the same finding of another.
-fn merge(all: &mut Vec<Diagnostic>, found: Diagnostic, target: Target) {
-    match all.iter_mut().find(|seen| {
-        seen.rule == found.rule
-            && seen.span == found.span
-            && seen.file == found.file
-            && seen.message == found.message
-    }) {
-        Some(seen) => seen.targets.push(target),
-        None => all.push(found),
+fn merge(all: &mut Vec<Diagnostic>, index: &mut Index, found: Diagnostic, target: Target) {
+    let key = place(&found);
+    let seen = index
+        .get(&key)
+        .and_then(|at| at.iter().copied().find(|&at| all[at].rule == found.rule));
+    if let Some(at) = seen {
+        all[at].targets.push(target);
+    } else {
+        index.entry(key).or_default().push(all.len());
+        all.push(found);
     }
 }
 
@@ -301,6 +311,12 @@ fn fences(text: &str, body_start: usize) -> Vec<Range<usize>> {
         out.push(start..text.len());
     }
     out
+}
+
+/// Whether `offset` is in one of `ranges`, which are sorted and do not overlap.
+pub(crate) fn in_ranges(ranges: &[Range<usize>], offset: usize) -> bool {
+    let after = ranges.partition_point(|range| range.start <= offset);
+    after > 0 && ranges[after - 1].contains(&offset)
 }
 
 /// Whether a rule runs for these targets.

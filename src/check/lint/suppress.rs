@@ -11,6 +11,7 @@
 //! rules applies to every rule. A directive that suppresses nothing is reported
 //! (`unused-suppression`), as is one naming a rule that does not exist.
 
+use std::collections::{HashMap, HashSet};
 use std::ops::Range;
 use std::sync::OnceLock;
 
@@ -46,7 +47,6 @@ impl Kind {
 pub struct Named {
     pub written: String,
     pub rule: Option<&'static Rule>,
-    pub used: bool,
 }
 
 /// One suppression comment.
@@ -62,24 +62,21 @@ pub struct Directive {
     /// Empty: every rule.
     pub rules: Vec<Named>,
     pub used_any: bool,
+    /// The codes of the rules it suppressed a finding of.
+    pub used: HashSet<&'static str>,
 }
 
 impl Directive {
-    fn matches(&self, rule: &Rule) -> bool {
-        self.rules.is_empty()
-            || self
-                .rules
-                .iter()
-                .any(|named| named.rule.is_some_and(|r| std::ptr::eq(r, rule)))
-    }
-
     fn mark(&mut self, rule: &Rule) {
         self.used_any = true;
-        for named in &mut self.rules {
-            if named.rule.is_some_and(|r| std::ptr::eq(r, rule)) {
-                named.used = true;
-            }
-        }
+        self.used.insert(rule.code);
+    }
+
+    /// The codes of the rules it names (none: it applies to every rule).
+    fn codes(&self) -> impl Iterator<Item = &'static str> + '_ {
+        self.rules
+            .iter()
+            .filter_map(|named| named.rule.map(|rule| rule.code))
     }
 }
 
@@ -119,7 +116,7 @@ pub fn parse(
     for captures in body_pattern().captures_iter(&text[body_start..]) {
         let whole = captures.get(0).expect("the match");
         let span = body_start + whole.start()..body_start + whole.end();
-        if fences.iter().any(|fence| fence.contains(&span.start)) {
+        if super::in_ranges(fences, span.start) {
             continue;
         }
         out.push(directive(source, span, &captures[1], &captures[2]));
@@ -136,10 +133,19 @@ fn directive(source: &SourceText, span: Range<usize>, keyword: &str, rules: &str
     };
     let line = source.position(span.start).line;
     let line_range = source.line_range(line);
-    let whole_line = (source.text()[line_range.clone()].trim()
-        == source.text()[span.clone()].trim())
-    .then(|| {
-        let end = (line_range.end + 1).min(source.text().len());
+    // Alone on its line: only blanks between it and the line's ends. Looking outwards from the
+    // comment stops at the first other character, so many comments on one line stay cheap.
+    let text = source.text();
+    let blank_before = text[line_range.start..span.start]
+        .chars()
+        .rev()
+        .all(char::is_whitespace);
+    let blank_after = blank_before
+        && text[span.end.min(line_range.end)..line_range.end]
+            .chars()
+            .all(char::is_whitespace);
+    let whole_line = blank_after.then(|| {
+        let end = (line_range.end + 1).min(text.len());
         line_range.start..end
     });
     let rules = rules
@@ -148,7 +154,6 @@ fn directive(source: &SourceText, span: Range<usize>, keyword: &str, rules: &str
         .map(|word| Named {
             written: word.to_owned(),
             rule: rule::find(word),
-            used: false,
         })
         .collect();
     Directive {
@@ -158,6 +163,7 @@ fn directive(source: &SourceText, span: Range<usize>, keyword: &str, rules: &str
         whole_line,
         rules,
         used_any: false,
+        used: HashSet::new(),
     }
 }
 
@@ -165,9 +171,79 @@ fn directive(source: &SourceText, span: Range<usize>, keyword: &str, rules: &str
 #[derive(Clone, Debug, Default)]
 pub struct Suppressions {
     pub directives: Vec<Directive>,
+    /// Built on first use: which directive covers what, so that each finding is looked up
+    /// rather than compared with every directive.
+    index: OnceLock<Index>,
+}
+
+/// Directives by what they cover; values are indexes into [`Suppressions::directives`], in
+/// order. A directive naming no rule is filed under `None`.
+#[derive(Clone, Debug, Default)]
+struct Index {
+    /// `skillpkg-disable-file`: the first per rule.
+    file: HashMap<Option<&'static str>, usize>,
+    /// `skillpkg-disable-next-line`: the first per line and rule.
+    next_line: HashMap<(usize, Option<&'static str>), usize>,
+    /// `skillpkg-disable` and `skillpkg-enable`, per rule: (line, index), in order.
+    ranges: HashMap<Option<&'static str>, Vec<(usize, usize)>>,
+}
+
+impl Index {
+    fn build(directives: &[Directive]) -> Self {
+        let mut index = Self::default();
+        for (at, directive) in directives.iter().enumerate() {
+            let keys: Vec<Option<&'static str>> = if directive.rules.is_empty() {
+                vec![None]
+            } else {
+                directive.codes().map(Some).collect()
+            };
+            for key in keys {
+                match directive.kind {
+                    Kind::File => {
+                        index.file.entry(key).or_insert(at);
+                    }
+                    Kind::NextLine => {
+                        index.next_line.entry((directive.line, key)).or_insert(at);
+                    }
+                    Kind::Disable | Kind::Enable => {
+                        let list = index.ranges.entry(key).or_default();
+                        if list.last().is_none_or(|&(_, last)| last != at) {
+                            list.push((directive.line, at));
+                        }
+                    }
+                }
+            }
+        }
+        index
+    }
+
+    /// The first of the two entries for `code` and for every rule.
+    fn first<K: std::hash::Hash + Eq>(map: &HashMap<K, usize>, code: &K, all: &K) -> Option<usize> {
+        match (map.get(code), map.get(all)) {
+            (Some(&a), Some(&b)) => Some(a.min(b)),
+            (found, other) => found.or(other).copied(),
+        }
+    }
+
+    /// The last range directive for `code` (or for every rule) above `line`.
+    fn last_range_before(&self, code: &'static str, line: usize) -> Option<usize> {
+        let last = |key: Option<&'static str>| {
+            let list = self.ranges.get(&key)?;
+            let before = list.partition_point(|&(at_line, _)| at_line < line);
+            before.checked_sub(1).map(|i| list[i].1)
+        };
+        last(Some(code)).max(last(None))
+    }
 }
 
 impl Suppressions {
+    pub fn new(directives: Vec<Directive>) -> Self {
+        Self {
+            directives,
+            index: OnceLock::new(),
+        }
+    }
+
     /// Removes the findings a directive covers from `diagnostics`, remembering which directive
     /// was used. Findings about other files, or about SKILL.md as a whole, can only be
     /// suppressed for the whole file.
@@ -187,38 +263,22 @@ impl Suppressions {
         });
     }
 
-    fn suppresses(&mut self, rule: &Rule, line: Option<usize>) -> bool {
-        // Ranges: the last disable/enable before the line decides.
-        let mut range_hit: Option<usize> = None;
-        if let Some(line) = line {
-            for (index, directive) in self.directives.iter().enumerate() {
-                if directive.line >= line || !directive.matches(rule) {
-                    continue;
-                }
-                match directive.kind {
-                    Kind::Disable => range_hit = Some(index),
-                    Kind::Enable => range_hit = None,
-                    _ => {}
-                }
-            }
-        }
-        let hit = self
-            .directives
-            .iter()
-            .position(|directive| directive.kind == Kind::File && directive.matches(rule))
+    fn suppresses(&mut self, rule: &'static Rule, line: Option<usize>) -> bool {
+        let index = self.index.get_or_init(|| Index::build(&self.directives));
+        let code = rule.code;
+        // Ranges: the last disable/enable above the line decides.
+        let range_hit = line
+            .and_then(|line| index.last_range_before(code, line))
+            .filter(|&at| self.directives[at].kind == Kind::Disable);
+        let hit = Index::first(&index.file, &Some(code), &None)
             .or_else(|| {
-                line.and_then(|line| {
-                    self.directives.iter().position(|directive| {
-                        directive.kind == Kind::NextLine
-                            && directive.line + 1 == line
-                            && directive.matches(rule)
-                    })
-                })
+                let above = line?.checked_sub(1)?;
+                Index::first(&index.next_line, &(above, Some(code)), &(above, None))
             })
             .or(range_hit);
         match hit {
-            Some(index) => {
-                self.directives[index].mark(rule);
+            Some(at) => {
+                self.directives[at].mark(rule);
                 true
             }
             None => false,
@@ -254,7 +314,15 @@ impl Suppressions {
                 .iter()
                 .filter(|named| named.rule.is_some())
                 .collect();
-            let unused: Vec<&Named> = known.iter().copied().filter(|named| !named.used).collect();
+            let unused: Vec<&Named> = known
+                .iter()
+                .copied()
+                .filter(|named| {
+                    named
+                        .rule
+                        .is_some_and(|rule| !directive.used.contains(rule.code))
+                })
+                .collect();
             let all_unused = if directive.rules.is_empty() {
                 !directive.used_any
             } else {
@@ -341,18 +409,14 @@ mod tests {
     fn next_line_ranges_and_unused() {
         let text = "a\n<!-- skillpkg-disable-next-line SK301 -->\nb\n<!-- skillpkg-disable SK209 -->\nc\n<!-- skillpkg-enable SK209 -->\nd\n";
         let source = source(text);
-        let mut suppressions = Suppressions {
-            directives: parse(&source, None, 0, &[]),
-        };
+        let mut suppressions = Suppressions::new(parse(&source, None, 0, &[]));
         let line = |n: usize| Some(n);
         assert!(suppressions.suppresses(&BODY_TOO_LONG, line(3)));
         assert!(!suppressions.suppresses(&BODY_TOO_LONG, line(5)));
         assert!(suppressions.suppresses(&PLACEHOLDER_TEXT, line(5)));
         assert!(!suppressions.suppresses(&PLACEHOLDER_TEXT, line(7)));
         assert!(suppressions.unused(true).is_empty());
-        let mut fresh = Suppressions {
-            directives: parse(&source, None, 0, &[]),
-        };
+        let mut fresh = Suppressions::new(parse(&source, None, 0, &[]));
         let unused = fresh.unused(true);
         assert_eq!(unused.len(), 2);
         assert!(unused[0].fix.is_some());

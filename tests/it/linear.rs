@@ -1,0 +1,237 @@
+//! Work grows linearly with hostile input: validate's and lint's rules, suppressions, the human
+//! report and Claude Code's invocation, run in-process on inputs that used to take quadratic
+//! time (64 KB of unclosed links took 60 s, 10,000 suppression comments on one line 60 s,
+//! 8,000 `arguments` 6 s). Each input is timed at two sizes in the same run, the larger four
+//! times the smaller; linear work grows about 4×, quadratic 16×. The bound is 2.5× per
+//! doubling (6.25× for four times the input), so machine speed and load do not matter.
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use skillpkg::check::lint::{self, Bundle};
+use skillpkg::check::target::Target;
+use skillpkg::check::{check_set, check_skill};
+use skillpkg::output::{self, Format, Report};
+use skillpkg::render::claude_code::{self, InvokeOptions, Invoker, Version};
+use skillpkg::render::view::{Scope, SkillView};
+use skillpkg::skill::Skill;
+
+const HEAD: &str =
+    "---\nname: q\ndescription: A hostile input. Use when checking that work grows linearly.\n";
+
+/// Everything a `lint --target claude-code …` and a `preview --invoke` do with one SKILL.md.
+fn work(bytes: &[u8]) {
+    let targets = [
+        Target::AgentSkills,
+        Target::ClaudeCode,
+        Target::ClaudeCode2188,
+        Target::ClaudeAi,
+        Target::Codex,
+    ];
+    let skill = Skill::from_bytes(PathBuf::from("q/SKILL.md"), "q".into(), bytes.to_vec());
+    let mut checked = check_skill(skill, &targets);
+    let found = lint::lint(&checked.skill, &Bundle::default(), &targets);
+    checked.diagnostics.extend(found);
+    let mut suppressions = lint::suppressions(&checked.skill);
+    if let Ok(source) = checked.skill.source() {
+        let source = source.clone();
+        suppressions.apply(&mut checked.diagnostics, &source);
+    }
+    checked.diagnostics.extend(suppressions.unused(true));
+    let view = SkillView::new(
+        &checked.skill,
+        Scope::Project,
+        Target::ClaudeCode,
+        Vec::new(),
+        true,
+    );
+    let mut all = vec![checked];
+    check_set(&mut all);
+    let report = Report {
+        checked: &all,
+        root: PathBuf::from("/"),
+        kind: skillpkg::check::rule::Kind::Lint,
+    };
+    for format in [Format::Human, Format::Json] {
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        output::write(format, &report, &mut out, &mut err).expect("writing to memory");
+    }
+    if let Some(view) = view {
+        for version in [Version::Current, Version::V2188] {
+            let options = InvokeOptions {
+                version,
+                invoker: Invoker::User,
+                args: Some("first second third".into()),
+                session_id: "session".into(),
+                project_dir: "/project".into(),
+                effort: "medium".into(),
+                exec: false,
+            };
+            std::hint::black_box(claude_code::invoke(&view, &options));
+        }
+    }
+}
+
+/// The fastest of a few runs of `work` on `input(n)`.
+fn fastest(input: &dyn Fn(usize) -> String, n: usize) -> Duration {
+    let bytes = input(n).into_bytes();
+    (0..3)
+        .map(|_| {
+            let started = Instant::now();
+            work(&bytes);
+            started.elapsed()
+        })
+        .min()
+        .expect("three runs")
+}
+
+/// Asserts that four times the input takes at most 6.25 times as long.
+fn assert_linear(name: &str, input: &dyn Fn(usize) -> String, n: usize) {
+    assert!(
+        input(4 * n).len() < 1024 * 1024,
+        "{name}: the larger input must stay under the skill file cap"
+    );
+    let (mut small, mut large) = (Duration::MAX, Duration::MAX);
+    // Interleaved, so that load on the machine hits both sizes alike.
+    for _ in 0..2 {
+        small = small.min(fastest(input, n));
+        large = large.min(fastest(input, 4 * n));
+    }
+    let ratio = large.as_secs_f64() / small.as_secs_f64().max(1e-6);
+    assert!(
+        ratio <= 6.25,
+        "{name}: 4x the input took {ratio:.1}x as long ({small:?} -> {large:?})"
+    );
+}
+
+/// `item(i)` for `i` in `0..n`, each followed by `end`.
+fn each(n: usize, end: &str, item: impl Fn(usize) -> String) -> String {
+    use std::fmt::Write as _;
+    (0..n).fold(String::new(), |mut out, i| {
+        let _ = write!(out, "{}{end}", item(i));
+        out
+    })
+}
+
+fn body(text: impl Fn(usize) -> String) -> impl Fn(usize) -> String {
+    move |n| format!("{HEAD}---\n{}\n", text(n))
+}
+
+fn frontmatter(
+    yaml: impl Fn(usize) -> String,
+    text: impl Fn(usize) -> String,
+) -> impl Fn(usize) -> String {
+    move |n| format!("{HEAD}{}---\n{}\n", yaml(n), text(n))
+}
+
+#[test]
+fn unclosed_links() {
+    assert_linear("unclosed links", &body(|n| "[a](".repeat(n)), 5_000);
+}
+
+#[test]
+fn suppression_comments_on_one_line() {
+    let comment = "<!-- skillpkg-disable-next-line SK301 -->";
+    assert_linear(
+        "suppressions on one line",
+        &body(|n| comment.repeat(n)),
+        500,
+    );
+    let lines = "<!-- skillpkg-disable-next-line SK301 -->\n";
+    assert_linear(
+        "suppressions on their own lines",
+        &body(|n| lines.repeat(n)),
+        500,
+    );
+}
+
+#[test]
+fn thousands_of_arguments() {
+    let names = |n: usize| (0..n).map(|i| format!("a{i}")).collect::<Vec<_>>();
+    let used = |n: usize| {
+        names(n)
+            .iter()
+            .map(|name| format!("${name}"))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let list = move |n: usize| format!("arguments:\n{}", each(n, "\n", |i| format!("  - a{i}")));
+    assert_linear("arguments as a list", &frontmatter(list, used), 500);
+    let words = |n: usize| {
+        format!(
+            "arguments: {}\n",
+            (0..n)
+                .map(|i| format!("b-{i}"))
+                .collect::<Vec<_>>()
+                .join(" ")
+        )
+    };
+    let used_words = |n: usize| {
+        (0..n)
+            .map(|i| format!("$b-{i}"))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    assert_linear(
+        "arguments with hyphens",
+        &frontmatter(words, used_words),
+        500,
+    );
+    assert_linear(
+        "unclosed $ARGUMENTS[",
+        &body(|n| "$ARGUMENTS[".repeat(n)),
+        2_500,
+    );
+}
+
+#[test]
+fn thousands_of_allowed_commands_and_inline_shell() {
+    let rules = |n: usize| {
+        format!(
+            "allowed-tools: {}\n",
+            (0..n)
+                .map(|i| format!("Bash(cmd{i}:*)"))
+                .collect::<Vec<_>>()
+                .join(" ")
+        )
+    };
+    let commands = |n: usize| {
+        (0..n)
+            .map(|i| format!("!`cmd{i} --flag`"))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    assert_linear(
+        "allow rules and inline shell",
+        &frontmatter(rules, commands),
+        500,
+    );
+    assert_linear("unclosed inline shell", &body(|n| "!`".repeat(n)), 5_000);
+}
+
+#[test]
+fn thousands_of_keys_and_references() {
+    let keys = |n: usize| each(n, "\n", |i| format!("key{i}: 1.{i}"));
+    assert_linear(
+        "unknown keys with ambiguous values",
+        &frontmatter(keys, |_| "Body.".into()),
+        250,
+    );
+    let metadata = |n: usize| format!("metadata:\n{}", each(n, "\n", |i| format!("  k{i}: 1.{i}")));
+    assert_linear(
+        "metadata values",
+        &frontmatter(metadata, |_| "Body.".into()),
+        250,
+    );
+    assert_linear(
+        "missing references",
+        &body(|n| "references/missing.md ".repeat(n)),
+        500,
+    );
+}
+
+#[test]
+fn a_long_document() {
+    let section = "# Heading\n\nSome text with a [link](references/a.md), `code` and $ARGUMENTS.\n\n- see scripts/run.py\n- <!-- skillpkg-disable-next-line SK301 -->\n\n```bash\necho hi\n```\n\n!`echo ok` and ${CLAUDE_SKILL_DIR}/scripts/x.sh TODO: finish\n\n";
+    assert_linear("a long document", &body(|n| section.repeat(n)), 50);
+}
