@@ -129,6 +129,9 @@ pub fn apply(source: &SourceText, original: &[u8], fixes: &[&Fix]) -> (Vec<u8>, 
 /// Fixes are re-applied until nothing changes, at most this many rounds.
 pub const MAX_FIX_ROUNDS: usize = 10;
 
+/// When fixes interfere and are applied one at a time, at most this many rounds in all.
+pub const MAX_SINGLE_FIXES: usize = 500;
+
 /// The result of [`fix_until_stable`].
 #[derive(Debug)]
 pub struct Fixing<T> {
@@ -143,12 +146,16 @@ pub struct Fixing<T> {
 }
 
 /// Analyses `original` with `analyse` and, when `allow_unsafe` is given (`Some(false)`: safe
-/// fixes only), applies the fixes it offers, round after round (at most [`MAX_FIX_ROUNDS`]),
-/// until none is left.
+/// fixes only), applies the fixes it offers, round after round, until none is left: at most
+/// [`MAX_FIX_ROUNDS`] rounds of every fix that does not overlap another, then, if fixes turn
+/// out to interfere, one fix per round (at most [`MAX_SINGLE_FIXES`] in all).
 ///
-/// A round whose fix leaves its own finding in place (the finding occurs as often afterwards)
-/// is undone, and that finding's fix is not offered again: a broken fix must not rewrite the
-/// file round after round.
+/// After each round the findings are counted again. A round after which a finding its fixes
+/// were for occurs as often as before is undone: with several fixes in it, the fixes may have
+/// undone each other, so the run goes on one fix at a time; with one, the fix is broken (it
+/// leaves its own finding), and that finding's fix is never applied again. A broken fix thus
+/// never rewrites the file round after round, and running the loop again on its result
+/// changes nothing.
 pub fn fix_until_stable<T>(
     original: &[u8],
     allow_unsafe: Option<bool>,
@@ -157,30 +164,37 @@ pub fn fix_until_stable<T>(
     let mut current = original.to_vec();
     let mut fixed = 0;
     let mut rounds = 0;
+    let mut one_at_a_time = false;
     let mut refused: HashSet<FindingKey> = HashSet::new();
     let mut last: Option<Round> = None;
     loop {
         let (checked, extra) = analyse(&current);
-        if let Some(Round {
-            before,
-            applied,
-            findings: keys,
-        }) = last.take()
-        {
-            let stubborn: Vec<FindingKey> = keys
+        let counts = occurrences(&checked);
+        if let Some(round) = last.take() {
+            let stubborn: Vec<FindingKey> = round
+                .findings
                 .into_iter()
-                .filter(|(key, count)| occurrences(&checked, key) >= *count)
+                .filter(|(key, before)| counts.get(key).copied().unwrap_or(0) >= *before)
                 .map(|(key, _)| key)
                 .collect();
             if !stubborn.is_empty() {
-                refused.extend(stubborn);
-                current = before;
-                fixed -= applied;
+                current = round.before;
+                fixed -= round.applied;
+                if round.applied > 1 {
+                    one_at_a_time = true;
+                } else {
+                    refused.extend(stubborn);
+                }
                 continue;
             }
         }
-        let fixable: Vec<&Diagnostic> = match allow_unsafe {
-            Some(allow_unsafe) if rounds < MAX_FIX_ROUNDS => checked
+        let limit = if one_at_a_time {
+            MAX_SINGLE_FIXES
+        } else {
+            MAX_FIX_ROUNDS
+        };
+        let mut fixable: Vec<&Diagnostic> = match allow_unsafe {
+            Some(allow_unsafe) if rounds < limit => checked
                 .diagnostics
                 .iter()
                 .filter(|d| {
@@ -192,6 +206,9 @@ pub fn fix_until_stable<T>(
                 .collect(),
             _ => Vec::new(),
         };
+        if one_at_a_time {
+            fixable.truncate(1);
+        }
         let applicable: Vec<&Fix> = fixable.iter().filter_map(|d| d.fix.as_ref()).collect();
         let next = match (applicable.is_empty(), checked.skill.source()) {
             (false, Ok(source)) => Some(apply(source, &current, &applicable)),
@@ -199,19 +216,20 @@ pub fn fix_until_stable<T>(
         };
         match next {
             Some((bytes, applied)) if bytes != current && !applied.is_empty() => {
-                let mut keys: Vec<(FindingKey, usize)> = Vec::new();
+                let mut findings: Vec<(FindingKey, usize)> = Vec::new();
+                let mut seen = HashSet::new();
                 for &index in &applied {
                     let key = finding_key(fixable[index]);
-                    if !keys.iter().any(|(seen, _)| *seen == key) {
-                        let count = occurrences(&checked, &key);
-                        keys.push((key, count));
+                    if seen.insert(key.clone()) {
+                        let count = counts.get(&key).copied().unwrap_or(0);
+                        findings.push((key, count));
                     }
                 }
                 fixed += applied.len();
                 last = Some(Round {
                     before: std::mem::replace(&mut current, bytes),
                     applied: applied.len(),
-                    findings: keys,
+                    findings,
                 });
                 rounds += 1;
             }
@@ -245,13 +263,13 @@ fn finding_key(diagnostic: &Diagnostic) -> FindingKey {
     (diagnostic.rule.code, diagnostic.message.clone())
 }
 
-/// How many of `checked`'s findings have `key`.
-fn occurrences(checked: &Checked, key: &FindingKey) -> usize {
-    checked
-        .diagnostics
-        .iter()
-        .filter(|d| d.rule.code == key.0 && d.message == key.1)
-        .count()
+/// How often each finding occurs in `checked`.
+fn occurrences(checked: &Checked) -> std::collections::HashMap<FindingKey, usize> {
+    let mut counts = std::collections::HashMap::new();
+    for diagnostic in &checked.diagnostics {
+        *counts.entry(finding_key(diagnostic)).or_insert(0) += 1;
+    }
+    counts
 }
 
 #[cfg(test)]

@@ -1027,6 +1027,11 @@ fn inline_shell(
     let mut out = String::with_capacity(text.len());
     let mut at = 0;
     for (range, command) in found {
+        // An inline command whose closing backtick lies inside a ```! block (or the other way
+        // round) overlaps it: the first of the two is kept.
+        if range.start < at {
+            continue;
+        }
         let verdict = verdict(&command, &rules, &matcher, bare_bash);
         let first = command
             .split_whitespace()

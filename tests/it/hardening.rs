@@ -538,3 +538,37 @@ fn an_interrupted_unpack_leaves_nothing() {
         .collect();
     assert!(left.is_empty(), "left behind: {left:?}");
 }
+
+/// The registry runs the same checks: an archive whose local header hides `../../x` behind a
+/// harmless central name is refused at publish (422), so it is never stored or served.
+#[test]
+fn the_registry_refuses_an_archive_that_lies() {
+    use crate::registry::{Registry, put, sha256};
+    let context = TestContext::new();
+    let registry = Registry::start(&context.root().join("data"), &[]);
+    let token = registry.token("mallory");
+    let skill = SKILL.replace("name: s", "name: liar");
+    let liar = RawZip::new(&[
+        ("liar/SKILL.md", "liar/SKILL.md", skill.as_bytes()),
+        ("liar/notes.md", "../../x", b"escaped"),
+    ])
+    .bytes();
+    let (status, body) = put(
+        &registry,
+        "/api/v1/skills/liar/1.0.0",
+        &token,
+        &liar,
+        &sha256(&liar),
+    );
+    assert_eq!(status, 422, "{body}");
+    assert!(body.contains("has the local name `../../x`"), "{body}");
+    let honest = RawZip::new(&[("liar/SKILL.md", "liar/SKILL.md", skill.as_bytes())]).bytes();
+    let (status, body) = put(
+        &registry,
+        "/api/v1/skills/liar/1.0.0",
+        &token,
+        &honest,
+        &sha256(&honest),
+    );
+    assert_eq!(status, 201, "{body}");
+}

@@ -7,6 +7,7 @@ mod common;
 mod docs;
 mod examples;
 mod fixtures;
+mod fuzzed;
 mod hardening;
 mod init;
 mod install;

@@ -189,3 +189,86 @@ proptest! {
         prop_assert_eq!(scalar.resolve(), Resolved::Str, "{:?}", document);
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// `lint --fix` twice changes nothing more than once, and a valid skill stays valid.
+    #[test]
+    fn fixing_twice_is_fixing_once(bytes in frontmatter_file()) {
+        crate::fuzzed::properties::lint_fix(&bytes);
+    }
+}
+
+/// A small skill: relative paths (some nested, some executable) and their contents.
+fn skill_tree() -> impl Strategy<Value = Vec<(String, Vec<u8>, bool)>> {
+    let name = "[a-z0-9_-]{1,8}(\\.[a-z]{1,3})?";
+    let path = prop_oneof![
+        name.prop_map(|n| n),
+        (
+            prop_oneof![
+                Just("scripts"),
+                Just("references"),
+                Just("assets"),
+                Just("a/b")
+            ],
+            name
+        )
+            .prop_map(|(dir, n)| format!("{dir}/{n}")),
+    ];
+    let content = prop_oneof![
+        prop::collection::vec(any::<u8>(), 0..2000),
+        "[a-z \\n]{0,3000}".prop_map(String::into_bytes),
+        (any::<u8>(), 0..100_000usize).prop_map(|(byte, len)| vec![byte; len]),
+    ];
+    prop::collection::vec((path, content, any::<bool>()), 0..8)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// Packing and unpacking keeps every file: the digest hashed while extracting is the
+    /// packer's, and is the digest of the source folder's files.
+    #[test]
+    fn pack_then_unpack_keeps_the_content_digest(files in skill_tree()) {
+        use skillpkg::pack::{archive, extract, select};
+        let dir = tempfile::tempdir().unwrap();
+        let skill = dir.path().join("tree");
+        fs_err::create_dir_all(&skill).unwrap();
+        fs_err::write(skill.join("SKILL.md"), "---\nname: tree\ndescription: A generated tree. Use when a property test packs it.\n---\n").unwrap();
+        let mut written = 1;
+        for (path, content, executable) in &files {
+            let full = skill.join(path);
+            if path.eq_ignore_ascii_case("SKILL.md") || full.exists() {
+                continue;
+            }
+            if fs_err::create_dir_all(full.parent().unwrap()).is_err() {
+                continue;
+            }
+            if fs_err::write(&full, content).is_err() {
+                continue;
+            }
+            written += 1;
+            #[cfg(unix)]
+            if *executable {
+                use std::os::unix::fs::PermissionsExt as _;
+                fs_err::set_permissions(&full, std::fs::Permissions::from_mode(0o755)).unwrap();
+            }
+        }
+        // Names that differ only in case, for one, are refused before packing, as designed.
+        let Ok(selected) = select::select(&skill) else {
+            return Ok(());
+        };
+        let archive_path = dir.path().join("tree.skill");
+        let summary = archive::write(fs_err::File::create(&archive_path).unwrap(), "tree/", &selected, 2, &|_| {}).unwrap();
+        let extracted = extract::extract(&archive_path, &dir.path().join("out"), &extract::Options::new("tree")).unwrap();
+        prop_assert_eq!(&extracted.content_digest, &summary.content_digest);
+        let source = archive::folder_digest(&skill, &[], &extract::Limits::default()).unwrap();
+        let unpacked = archive::folder_digest(&extracted.dir, &[], &extract::Limits::default()).unwrap();
+        prop_assert_eq!(unpacked.as_ref(), Some(&summary.content_digest));
+        // Hidden files are not packed: compare with the source only when none was left out.
+        if selected.len() == written {
+            prop_assert_eq!(source, unpacked);
+        }
+    }
+}

@@ -115,7 +115,13 @@ pub(crate) fn agent() -> ureq::Agent {
         .into()
 }
 
-fn put(registry: &Registry, path: &str, token: &str, body: &[u8], checksum: &str) -> (u16, String) {
+pub(crate) fn put(
+    registry: &Registry,
+    path: &str,
+    token: &str,
+    body: &[u8],
+    checksum: &str,
+) -> (u16, String) {
     let mut response = agent()
         .put(&format!("{}{path}", registry.url))
         .header("authorization", &format!("Bearer {token}"))

@@ -1,0 +1,255 @@
+//! The properties the fuzz targets check, one function per target, each panicking when its
+//! property fails. Shared by the fuzz targets (`fuzz_targets/*.rs`) and the test suite, which
+//! runs every input in `fuzz/corpus/` and `fuzz/regressions/` through them
+//! (`tests/it/fuzzed.rs`), so a crash the fuzzer once found stays fixed.
+
+#![allow(dead_code)]
+
+use std::io::Cursor;
+use std::path::{Component, Path, PathBuf};
+
+use skillpkg::check::fix::fix_until_stable;
+use skillpkg::check::lint::{self, Bundle};
+use skillpkg::check::target::Target;
+use skillpkg::check::{Checked, check_set, check_skill};
+use skillpkg::output::{self, Format, Report};
+use skillpkg::pack::archive::folder_digest;
+use skillpkg::pack::central;
+use skillpkg::pack::extract::{self, Limits, Options};
+use skillpkg::registry::lockfile::Lockfile;
+use skillpkg::render::claude_code::{self, InvokeOptions, Invoker, Version};
+use skillpkg::render::view::{Scope, SkillView};
+use skillpkg::skill::Skill;
+
+/// A SKILL.md of any bytes: reading it, every validate and lint rule for every target, the
+/// suppressions, every report format and Claude Code's invocation never panic.
+pub fn skill_md(bytes: &[u8]) {
+    let skill = Skill::from_bytes(
+        PathBuf::from("fuzz/SKILL.md"),
+        "fuzz".into(),
+        bytes.to_vec(),
+    );
+    let mut checked = check_skill(skill, &Target::ALL);
+    let found = lint::lint(&checked.skill, &Bundle::default(), &Target::ALL);
+    checked.diagnostics.extend(found);
+    let mut suppressions = lint::suppressions(&checked.skill);
+    if let Ok(source) = checked.skill.source() {
+        let source = source.clone();
+        suppressions.apply(&mut checked.diagnostics, &source);
+    }
+    checked.diagnostics.extend(suppressions.unused(true));
+    for target in [Target::ClaudeCode, Target::ClaudeCode2188] {
+        let Some(view) = SkillView::new(&checked.skill, Scope::Project, target, Vec::new(), true)
+        else {
+            continue;
+        };
+        let version = if target == Target::ClaudeCode {
+            Version::Current
+        } else {
+            Version::V2188
+        };
+        for invoker in [Invoker::User, Invoker::Model] {
+            let options = InvokeOptions {
+                version,
+                invoker,
+                args: Some("one 'two three' $0".into()),
+                session_id: "session".into(),
+                project_dir: "/project".into(),
+                effort: "medium".into(),
+                exec: false,
+            };
+            let _ = claude_code::invoke(&view, &options);
+        }
+    }
+    let mut all = vec![checked];
+    check_set(&mut all);
+    let report = Report {
+        checked: &all,
+        root: PathBuf::from("/"),
+        kind: skillpkg::check::rule::Kind::Lint,
+    };
+    for format in [
+        Format::Human,
+        Format::Concise,
+        Format::Json,
+        Format::Github,
+        Format::Sarif,
+    ] {
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        output::write(format, &report, &mut out, &mut err).expect("writing to memory");
+    }
+}
+
+const TARGETS: [Target; 3] = [Target::AgentSkills, Target::ClaudeCode, Target::Codex];
+
+/// What `lint` reports for `bytes`, suppressions applied (no configuration).
+fn analyse(bytes: &[u8]) -> (Checked, ()) {
+    let skill = Skill::from_bytes(
+        PathBuf::from("fuzz/SKILL.md"),
+        "fuzz".into(),
+        bytes.to_vec(),
+    );
+    let mut checked = check_skill(skill, &TARGETS);
+    let found = lint::lint(&checked.skill, &Bundle::default(), &TARGETS);
+    checked.diagnostics.extend(found);
+    let mut suppressions = lint::suppressions(&checked.skill);
+    if let Ok(source) = checked.skill.source() {
+        let source = source.clone();
+        suppressions.apply(&mut checked.diagnostics, &source);
+    }
+    checked.diagnostics.extend(suppressions.unused(true));
+    (checked, ())
+}
+
+/// `lint --fix` on any SKILL.md: fixing twice changes nothing more than fixing once, and a
+/// skill that validated still validates after its fixes, for every target.
+pub fn lint_fix(bytes: &[u8]) {
+    let once = fix_until_stable(bytes, Some(false), analyse);
+    let twice = fix_until_stable(&once.bytes, Some(false), analyse);
+    assert_eq!(
+        String::from_utf8_lossy(&twice.bytes),
+        String::from_utf8_lossy(&once.bytes),
+        "a second --fix changed the file"
+    );
+    let valid = |bytes: &[u8]| {
+        let skill = Skill::from_bytes(
+            PathBuf::from("fuzz/SKILL.md"),
+            "fuzz".into(),
+            bytes.to_vec(),
+        );
+        check_skill(skill, &TARGETS).is_valid()
+    };
+    if valid(bytes) {
+        assert!(
+            valid(&once.bytes),
+            "--fix broke a valid skill: {:?}",
+            String::from_utf8_lossy(&once.bytes)
+        );
+    }
+}
+
+/// Every path under `dir`.
+fn walk(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+    let Ok(entries) = fs_err::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        out.push(path.clone());
+        if entry.file_type().is_ok_and(|kind| kind.is_dir()) {
+            walk(&path, out);
+        }
+    }
+}
+
+/// Any bytes as a `.skill` archive: extraction never panics, never writes outside its folder,
+/// and what it reports is what it wrote.
+pub fn extract(bytes: &[u8]) {
+    let work = tempfile::tempdir_in(
+        std::env::var_os("SKILLPKG_FUZZ_TMP").unwrap_or_else(|| std::env::temp_dir().into()),
+    )
+    .expect("a temporary folder");
+    let archive = work.path().join("in.skill");
+    fs_err::write(&archive, bytes).expect("write the archive");
+    let out = work.path().join("out");
+    let options = Options {
+        limits: Limits {
+            max_bytes: 8 * 1024 * 1024,
+            ratio_allowance: 1024 * 1024,
+            max_files: 2_000,
+            ..Limits::default()
+        },
+        ..Options::new("fallback")
+    };
+    if let Ok(extracted) = extract::extract(&archive, &out, &options) {
+        assert_eq!(extracted.dir, out.join(&extracted.name));
+        assert!(skillpkg::pack::valid_skill_name(&extracted.name));
+        let digest = folder_digest(&extracted.dir, &[], &Limits::default())
+            .expect("read back")
+            .expect("only regular files");
+        assert_eq!(
+            digest, extracted.content_digest,
+            "the digest is of what was written"
+        );
+        let mut written = Vec::new();
+        walk(&out, &mut written);
+        for path in written {
+            assert!(
+                path.starts_with(&extracted.dir),
+                "{} is outside the skill",
+                path.display()
+            );
+        }
+    } else {
+        // A refusal leaves nothing behind.
+        let mut left = Vec::new();
+        walk(&out, &mut left);
+        assert!(left.is_empty(), "a refused archive left {left:?}");
+    }
+    let mut everything = Vec::new();
+    walk(work.path(), &mut everything);
+    for path in everything {
+        assert!(path.starts_with(work.path()));
+    }
+}
+
+/// The central-directory audit on any bytes: never panics, never allocates past the input, and
+/// what it accepts the zip reader reads with the same entries, in the same order.
+pub fn zip_audit(bytes: &[u8]) {
+    let Ok(records) = central::audit(&mut Cursor::new(bytes), bytes.len() as u64) else {
+        return;
+    };
+    let mut names = std::collections::HashSet::new();
+    for record in &records {
+        assert!(
+            names.insert(record.name.clone()),
+            "a name twice was accepted"
+        );
+        assert!(record.offset < bytes.len() as u64);
+    }
+    if let Ok(mut zip) = zip::ZipArchive::new(Cursor::new(bytes)) {
+        assert_eq!(zip.len(), records.len());
+        for (index, record) in records.iter().enumerate() {
+            let entry = zip
+                .by_index_raw(index)
+                .expect("an entry the audit accepted");
+            assert_eq!(entry.name_raw(), record.name.as_slice());
+        }
+    }
+}
+
+/// `skills.lock` of any text: parsing never panics; an accepted lock names only valid skills in
+/// folders inside the project, and survives being written and read back.
+pub fn lockfile(bytes: &[u8]) {
+    let Ok(text) = std::str::from_utf8(bytes) else {
+        return;
+    };
+    let Ok(lock) = Lockfile::parse(text) else {
+        return;
+    };
+    for entry in &lock.skills {
+        assert!(
+            skillpkg::pack::valid_skill_name(&entry.name),
+            "{:?}",
+            entry.name
+        );
+        let folder = entry.folder();
+        assert!(folder.is_relative(), "{}", folder.display());
+        assert!(
+            folder
+                .components()
+                .all(|part| matches!(part, Component::Normal(_) | Component::CurDir)),
+            "{} leaves the project",
+            folder.display()
+        );
+    }
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let path = dir.path().join("skills.lock");
+    lock.write(&path).expect("write the lock");
+    let again = Lockfile::read(&path).expect("read it back");
+    let mut sorted = lock.clone();
+    sorted
+        .skills
+        .sort_by(|a, b| (&a.dir, &a.name).cmp(&(&b.dir, &b.name)));
+    assert_eq!(again, sorted);
+}
