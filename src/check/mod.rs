@@ -62,6 +62,16 @@ impl Checked {
         }
     }
 
+    /// Where the last text a finding points at ends: what a report needs of the skill file.
+    pub fn reported_end(&self) -> usize {
+        self.diagnostics
+            .iter()
+            .flat_map(|d| d.span.iter().chain(d.related.iter().map(|r| &r.span)))
+            .map(|span| span.end)
+            .max()
+            .unwrap_or(0)
+    }
+
     /// Sorts findings by file (SKILL.md first), position (file-level first), then severity,
     /// then code.
     pub fn sort(&mut self) {

@@ -626,13 +626,7 @@ fn lint_one(
     }
     // Keep what reports point at, and for Claude Code's listing the first body line (its
     // fallback description); drop the rest of the body.
-    let mut keep = checked
-        .diagnostics
-        .iter()
-        .flat_map(|d| d.span.iter().chain(d.related.iter().map(|r| &r.span)))
-        .map(|span| span.end)
-        .max()
-        .unwrap_or(0);
+    let mut keep = checked.reported_end();
     if keep_body {
         keep = keep.max(fallback_line_end(&checked.skill));
     }

@@ -175,13 +175,7 @@ fn targets_per_skill(
 fn check_file(path: &std::path::Path, targets: &[Target]) -> anyhow::Result<Checked> {
     let skill = Skill::load(path).context("cannot read the skill file")?;
     let mut checked = check_skill(skill, targets);
-    let keep = checked
-        .diagnostics
-        .iter()
-        .flat_map(|d| d.span.iter().chain(d.related.iter().map(|r| &r.span)))
-        .map(|span| span.end)
-        .max()
-        .unwrap_or(0);
+    let keep = checked.reported_end();
     checked.skill.release_body(keep);
     Ok(checked)
 }

@@ -5,71 +5,15 @@
 //! times the smaller; linear work grows about 4×, quadratic 16×. The bound is 2.5× per
 //! doubling (6.25× for four times the input), so machine speed and load do not matter.
 
-use std::path::PathBuf;
 use std::time::{Duration, Instant};
-
-use skillpkg::check::lint::{self, Bundle};
-use skillpkg::check::target::Target;
-use skillpkg::check::{check_set, check_skill};
-use skillpkg::output::{self, Format, Report};
-use skillpkg::render::claude_code::{self, InvokeOptions, Invoker, Version};
-use skillpkg::render::view::{Scope, SkillView};
-use skillpkg::skill::Skill;
 
 const HEAD: &str =
     "---\nname: q\ndescription: A hostile input. Use when checking that work grows linearly.\n";
 
-/// Everything a `lint --target claude-code …` and a `preview --invoke` do with one SKILL.md.
+/// Everything a `lint` for every target and a `preview --invoke` do with one SKILL.md, and
+/// every report format: the `skill_md` fuzz target's property.
 fn work(bytes: &[u8]) {
-    let targets = [
-        Target::AgentSkills,
-        Target::ClaudeCode,
-        Target::ClaudeCode2188,
-        Target::ClaudeAi,
-        Target::Codex,
-    ];
-    let skill = Skill::from_bytes(PathBuf::from("q/SKILL.md"), "q".into(), bytes.to_vec());
-    let mut checked = check_skill(skill, &targets);
-    let found = lint::lint(&checked.skill, &Bundle::default(), &targets);
-    checked.diagnostics.extend(found);
-    let mut suppressions = lint::suppressions(&checked.skill);
-    if let Ok(source) = checked.skill.source() {
-        let source = source.clone();
-        suppressions.apply(&mut checked.diagnostics, &source);
-    }
-    checked.diagnostics.extend(suppressions.unused(true));
-    let view = SkillView::new(
-        &checked.skill,
-        Scope::Project,
-        Target::ClaudeCode,
-        Vec::new(),
-        true,
-    );
-    let mut all = vec![checked];
-    check_set(&mut all);
-    let report = Report {
-        checked: &all,
-        root: PathBuf::from("/"),
-        kind: skillpkg::check::rule::Kind::Lint,
-    };
-    for format in [Format::Human, Format::Json] {
-        let (mut out, mut err) = (Vec::new(), Vec::new());
-        output::write(format, &report, &mut out, &mut err).expect("writing to memory");
-    }
-    if let Some(view) = view {
-        for version in [Version::Current, Version::V2188] {
-            let options = InvokeOptions {
-                version,
-                invoker: Invoker::User,
-                args: Some("first second third".into()),
-                session_id: "session".into(),
-                project_dir: "/project".into(),
-                effort: "medium".into(),
-                exec: false,
-            };
-            std::hint::black_box(claude_code::invoke(&view, &options));
-        }
-    }
+    crate::fuzzed::properties::skill_md(bytes);
 }
 
 /// The fastest of a few runs of `work` on `input(n)`.
