@@ -141,7 +141,8 @@ fn directive(source: &SourceText, span: Range<usize>, keyword: &str, rules: &str
         .rev()
         .all(char::is_whitespace);
     let blank_after = blank_before
-        && text[span.end.min(line_range.end)..line_range.end]
+        && span.end <= line_range.end
+        && text[span.end..line_range.end]
             .chars()
             .all(char::is_whitespace);
     let whole_line = blank_after.then(|| {
@@ -421,5 +422,17 @@ mod tests {
         assert_eq!(unused.len(), 2);
         assert!(unused[0].fix.is_some());
         let _ = &mut fresh;
+    }
+
+    #[test]
+    fn a_comment_alone_on_its_line_is_whole_line_and_one_over_two_lines_is_not() {
+        let text = "a\n  <!-- skillpkg-disable-next-line SK301 -->  \n<!-- skillpkg-disable-file SK301\n-->\n";
+        let directives = parse(&source(text), None, 0, &[]);
+        assert_eq!(directives.len(), 2);
+        assert_eq!(directives[0].whole_line, Some(2..48));
+        assert_eq!(
+            directives[1].whole_line, None,
+            "spans two lines: only the comment goes"
+        );
     }
 }
