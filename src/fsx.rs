@@ -126,6 +126,36 @@ pub fn read_capped(path: &Path, max: u64) -> io::Result<Vec<u8>> {
     Ok(bytes)
 }
 
+/// The ignore files a directory walker reads itself (the `ignore` crate opens them without
+/// skillpkg's checks): `.gitignore`, `.skillignore`, and a repository's `.git/info/exclude`.
+pub const IGNORE_FILES: [&str; 3] = [".gitignore", ".skillignore", ".git/info/exclude"];
+
+/// The most an ignore file may hold.
+pub const MAX_IGNORE_BYTES: u64 = 1024 * 1024;
+
+/// Why an ignore file in `dir` (see [`IGNORE_FILES`]) must not be read: it is not a regular file
+/// (a FIFO would hang the walk, a link to `/dev/zero` fill memory) or is larger than
+/// [`MAX_IGNORE_BYTES`]. `None` when all of them are missing or fine.
+pub fn unsafe_ignore_file(dir: &Path) -> Option<io::Error> {
+    IGNORE_FILES.iter().find_map(|name| {
+        let path = dir.join(name);
+        match fs_err::metadata(&path) {
+            Ok(metadata) if !metadata.is_file() => Some(not_regular(&path, &metadata.file_type())),
+            Ok(metadata) if metadata.len() > MAX_IGNORE_BYTES => {
+                Some(too_large(&path, MAX_IGNORE_BYTES))
+            }
+            _ => None,
+        }
+    })
+}
+
+/// [`unsafe_ignore_file`] for `dir` and every folder above it, which a walker that honours
+/// parent ignore files reads too.
+pub fn unsafe_ignore_file_above(dir: &Path) -> Option<io::Error> {
+    let absolute = std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf());
+    absolute.ancestors().find_map(unsafe_ignore_file)
+}
+
 /// [`read_capped`], as UTF-8 text ([`io::ErrorKind::InvalidData`] naming the path otherwise).
 pub fn read_text_capped(path: &Path, max: u64) -> io::Result<String> {
     String::from_utf8(read_capped(path, max)?).map_err(|_| {

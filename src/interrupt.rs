@@ -28,7 +28,12 @@ pub fn install() {
         for (_, path) in pending {
             // A writer may add a file between two passes; a few passes win the race.
             for _ in 0..5 {
-                match std::fs::remove_dir_all(&path) {
+                let removed = if path.is_dir() {
+                    fs_err::remove_dir_all(&path)
+                } else {
+                    fs_err::remove_file(&path)
+                };
+                match removed {
                     Err(error) if error.kind() != std::io::ErrorKind::NotFound => {}
                     _ => break,
                 }
@@ -54,14 +59,14 @@ pub fn settle() {
     }
 }
 
-/// A folder to remove if the process is interrupted while this value lives.
+/// A folder (or file) to remove if the process is interrupted while this value lives.
 #[derive(Debug)]
 pub struct Cleanup {
     id: u64,
 }
 
 impl Cleanup {
-    /// Registers `path` (a staging folder) for removal on interruption.
+    /// Registers `path` (a staging folder, or a temporary file) for removal on interruption.
     pub fn register(path: &Path) -> Self {
         let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
         PENDING
@@ -69,6 +74,20 @@ impl Cleanup {
             .unwrap_or_else(PoisonError::into_inner)
             .push((id, path.to_path_buf()));
         Self { id }
+    }
+}
+
+impl Cleanup {
+    /// Runs `finish` (the renames that put staged work in place), unless a signal has already
+    /// arrived, while holding the handler off: it cannot remove the staged work halfway through
+    /// the renames, and afterwards finds nothing of it to remove. `None` when interrupted.
+    pub fn commit<T>(self, finish: impl FnOnce() -> T) -> Option<T> {
+        let mut pending = PENDING.lock().unwrap_or_else(PoisonError::into_inner);
+        if interrupted() {
+            return None;
+        }
+        pending.retain(|(id, _)| *id != self.id);
+        Some(finish())
     }
 }
 

@@ -127,7 +127,7 @@ pub fn apply(source: &SourceText, original: &[u8], fixes: &[&Fix]) -> (Vec<u8>, 
 }
 
 /// Fixes are re-applied until nothing changes, at most this many rounds.
-pub const MAX_FIX_ROUNDS: usize = 10;
+pub const MAX_FIX_ROUNDS: usize = 50;
 
 /// When fixes interfere and are applied one at a time, at most this many rounds in all.
 pub const MAX_SINGLE_FIXES: usize = 500;
@@ -143,6 +143,8 @@ pub struct Fixing<T> {
     pub checked: Checked,
     /// What else the analysis of `bytes` returned.
     pub extra: T,
+    /// The rounds ran out with fixes left to apply: running again may fix more.
+    pub exhausted: bool,
 }
 
 /// Analyses `original` with `analyse` and, when `allow_unsafe` is given (`Some(false)`: safe
@@ -234,11 +236,19 @@ pub fn fix_until_stable<T>(
                 rounds += 1;
             }
             _ => {
+                let exhausted = allow_unsafe.is_some()
+                    && rounds >= limit
+                    && checked.diagnostics.iter().any(|d| {
+                        d.fix.as_ref().is_some_and(|fix| {
+                            allow_unsafe == Some(true) || fix.applicability == Applicability::Safe
+                        }) && !refused.contains(&finding_key(d))
+                    });
                 return Fixing {
                     bytes: current,
                     fixed,
                     checked,
                     extra,
+                    exhausted,
                 };
             }
         }

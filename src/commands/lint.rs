@@ -223,6 +223,8 @@ struct Outcome {
     fixed: usize,
     /// With --diff: the unified diff.
     diff: Option<String>,
+    /// The fix rounds ran out with fixes left: another `--fix` may fix more.
+    exhausted: bool,
 }
 
 /// What to do with fixes.
@@ -286,6 +288,11 @@ pub fn run(args: LintArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
     across_skills(&mut outcomes, jobs, &cli, args.context_window, &cwd);
 
     let fixed: usize = outcomes.iter().map(|o| o.fixed).sum();
+    let exhausted: Vec<PathBuf> = outcomes
+        .iter()
+        .filter(|o| o.exhausted)
+        .map(|o| o.checked.skill.path.clone())
+        .collect();
     let fixed_files = outcomes.iter().filter(|o| o.fixed > 0).count();
     let failed_io = !errors.is_empty() || !plan.walk_errors.is_empty();
     if let FixMode::Diff { .. } = mode {
@@ -319,6 +326,14 @@ pub fn run(args: LintArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
             plural(fixed, "problem", "problems"),
             plural(fixed_files, "file", "files")
         )?;
+        for path in &exhausted {
+            writeln!(
+                err,
+                "warning: stopped fixing {} after {} rounds; run `skillpkg lint --fix` again to fix more",
+                path.display(),
+                fix::MAX_FIX_ROUNDS
+            )?;
+        }
         err.flush()?;
     }
     report_errors(printer, &plan.walk_errors, &errors)?;
@@ -612,6 +627,7 @@ fn lint_one(
         fixed,
         mut checked,
         extra: suppressions,
+        exhausted,
     } = fixing;
     let diff = match mode {
         FixMode::Diff { .. } if current != original => {
@@ -636,6 +652,7 @@ fn lint_one(
         suppressions,
         fixed,
         diff,
+        exhausted,
     })
 }
 

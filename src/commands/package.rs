@@ -117,7 +117,7 @@ pub fn run(args: PackageArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
         return Ok(ExitStatus::Failure);
     }
 
-    // 2. Select the files, never the archive's own folder.
+    // 2. Select the files, never the archive itself.
     let output = args.output.clone().unwrap_or_else(|| {
         let file = match version(&checked) {
             Some(version) => format!("{name}-{version}.skill"),
@@ -125,7 +125,7 @@ pub fn run(args: PackageArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
         };
         PathBuf::from("dist").join(file)
     });
-    let files = match select::select_except(&dir, Some(fsx::parent_or_dot(&output))) {
+    let files = match select::select_except(&dir, Some(&output)) {
         Ok(files) => files,
         Err(error) => {
             let mut err = printer.stderr();
@@ -210,6 +210,8 @@ pub(crate) fn write_archive(
         .prefix(".skillpkg-package-")
         .tempfile_in(folder)
         .with_context(|| format!("cannot write in {}", folder.display()))?;
+    // Ctrl-C removes the half-written archive.
+    let cleanup = crate::interrupt::Cleanup::register(temp.path());
     let threads = std::thread::available_parallelism().map_or(2, usize::from);
     let bar = progress_bar(total);
     let summary = {
@@ -230,7 +232,9 @@ pub(crate) fn write_archive(
         .map_err(Unpackable)?;
     temp.as_file().sync_all()?;
     fsx::set_mode(temp.path(), 0o644)?;
-    temp.persist(output)
+    cleanup
+        .commit(|| temp.persist(output))
+        .ok_or_else(|| anyhow::anyhow!("interrupted"))?
         .with_context(|| format!("cannot write {}", output.display()))?;
 
     Ok(summary)

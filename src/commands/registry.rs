@@ -860,6 +860,7 @@ fn install_one(
         &to.scope.root,
         previous.as_ref(),
         Some(chosen.size),
+        !to.scope.global,
     )?;
     match existing {
         Some(index) => lock.skills[index] = entry.clone(),
@@ -895,7 +896,14 @@ fn install_from_lock(scope: &Scope, lock: &Lockfile, err: &mut impl Write) -> an
     }
     for entry in &lock.skills {
         let client = Client::new(&entry.registry, None).map_err(client_error)?;
-        let placed = place(&client, entry, &scope.root, Some(entry), None)?;
+        let placed = place(
+            &client,
+            entry,
+            &scope.root,
+            Some(entry),
+            None,
+            !scope.global,
+        )?;
         let shown = scope.show(&entry.folder());
         match placed {
             Placed::Installed => writeln!(
@@ -963,13 +971,97 @@ enum Placed {
     UpToDate,
 }
 
+/// What is at an install's destination, and whether skillpkg may replace it.
+enum Present {
+    Nothing,
+    /// It holds exactly the files to install.
+    UpToDate,
+    /// skillpkg installed it and nobody changed it since: it may be replaced.
+    Ours,
+}
+
+/// Whether the folder at `destination` may be replaced by `entry`: only with proof that
+/// skillpkg installed it and nobody has changed it since (its files match the digest of its
+/// marker, or of `previous`, what skills.lock recorded for it). Anything else (a folder the
+/// user made, a link, an installed skill someone edited) is refused.
+fn check_present(
+    destination: &Path,
+    shown: &str,
+    entry: &Locked,
+    previous: Option<&Locked>,
+) -> anyhow::Result<Present> {
+    let metadata = match fs_err::symlink_metadata(destination) {
+        Ok(metadata) => metadata,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(Present::Nothing),
+        Err(error) => return Err(error.into()),
+    };
+    let current = if metadata.is_dir() {
+        archive::folder_digest(destination, &[MARKER, ".DS_Store"], &Limits::default())?
+    } else {
+        None
+    };
+    if current.as_deref() == Some(entry.digest.as_str()) {
+        return Ok(Present::UpToDate);
+    }
+    let marker = Marker::read(destination).filter(|marker| marker.name == entry.name);
+    let ours = current.as_ref().is_some_and(|current| {
+        marker
+            .as_ref()
+            .is_some_and(|marker| &marker.digest == current)
+            || previous.is_some_and(|previous| &previous.digest == current)
+    });
+    if ours {
+        return Ok(Present::Ours);
+    }
+    let message = if marker.is_some() {
+        format!("`{shown}` was changed since skillpkg installed it; nothing was replaced")
+    } else {
+        format!("`{shown}` exists and was not installed by skillpkg; nothing was changed")
+    };
+    Err(UserError {
+        message,
+        hints: vec![
+            "move it away (or delete it to reinstall), or install into another folder with --dir"
+                .into(),
+        ],
+    }
+    .into())
+}
+
+/// Refuses `folder` when, through a symbolic link, it lies outside `root`: a link committed to
+/// the project (`vendor -> ../../.config/…`) must not let an install write elsewhere. Checked
+/// on the deepest part of `folder` that exists, before and after it is created.
+fn check_inside(root: &Path, folder: &Path, shown: &str) -> anyhow::Result<()> {
+    let real_root = fs_err::canonicalize(root)?;
+    let mut existing = folder;
+    while !existing.exists() {
+        match existing.parent() {
+            Some(parent) => existing = parent,
+            None => return Ok(()),
+        }
+    }
+    let real = fs_err::canonicalize(existing)?;
+    if real.starts_with(&real_root) {
+        return Ok(());
+    }
+    Err(UserError {
+        message: format!(
+            "`{shown}` leads to `{}` through a symbolic link, outside the project; nothing was installed",
+            real.display()
+        ),
+        hints: vec![
+            "skills.lock and --dir may only name folders inside the project; replace the link with a folder".into(),
+        ],
+    }
+    .into())
+}
+
 /// Installs `entry` into `root/entry.dir/entry.name`: downloads it, checks its `sha256` and
 /// `digest`, extracts it into a staging folder with a [`Marker`], and renames it into place.
 ///
-/// A folder already there is replaced only with proof that skillpkg installed it and nobody has
-/// changed it since: its files match the digest of its marker, or of `previous` (what
-/// skills.lock recorded for it). Anything else (a folder the user made, or an installed skill
-/// someone edited) is left alone and refused, before anything is downloaded.
+/// A folder already there is replaced only as [`check_present`] allows, checked before the
+/// download and again just before the swap. With `contained` (a project's install), the folder
+/// must stay inside `root` even through symbolic links ([`check_inside`]).
 ///
 /// `size` is the archive's size as the registry announced it, when known; the download is
 /// refused past it.
@@ -979,50 +1071,30 @@ fn place(
     root: &Path,
     previous: Option<&Locked>,
     size: Option<u64>,
+    contained: bool,
 ) -> anyhow::Result<Placed> {
     let name = entry.name.as_str();
-    let folder = root.join(entry.folder().parent().unwrap_or(Path::new(".")));
+    let relative_folder = entry
+        .folder()
+        .parent()
+        .unwrap_or(Path::new("."))
+        .to_path_buf();
+    let folder = root.join(&relative_folder);
     let destination = root.join(entry.folder());
     let shown = entry.folder().display().to_string();
     let limits = Limits::default();
-    let present = match fs_err::symlink_metadata(&destination) {
-        Ok(metadata) => Some(metadata),
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => None,
-        Err(error) => return Err(error.into()),
-    };
-    if let Some(metadata) = &present {
-        let current = if metadata.is_dir() {
-            archive::folder_digest(&destination, &[MARKER, ".DS_Store"], &limits)?
-        } else {
-            None
-        };
-        if current.as_deref() == Some(entry.digest.as_str()) {
-            return Ok(Placed::UpToDate);
-        }
-        let marker = Marker::read(&destination).filter(|marker| marker.name == name);
-        let ours = current.as_ref().is_some_and(|current| {
-            marker
-                .as_ref()
-                .is_some_and(|marker| &marker.digest == current)
-                || previous.is_some_and(|previous| &previous.digest == current)
-        });
-        if !ours {
-            let message = if marker.is_some() {
-                format!("`{shown}` was changed since skillpkg installed it; nothing was replaced")
-            } else {
-                format!("`{shown}` exists and was not installed by skillpkg; nothing was changed")
-            };
-            return Err(UserError {
-                message,
-                hints: vec![format!(
-                    "move it away (or delete it to reinstall), or install into another folder with --dir"
-                )],
-            }
-            .into());
-        }
+    if contained {
+        check_inside(root, &folder, &relative_folder.display().to_string())?;
+    }
+    let present = check_present(&destination, &shown, entry, previous)?;
+    if matches!(present, Present::UpToDate) {
+        return Ok(Placed::UpToDate);
     }
     fs_err::create_dir_all(&folder)?;
-    let staging = extract::Staging::new(&folder, name, ".install")?;
+    if contained {
+        check_inside(root, &folder, &relative_folder.display().to_string())?;
+    }
+    let mut staging = extract::Staging::new(&folder, name, ".install")?;
     let archive_file = staging.path().join("download.skill");
     let mut download = fs_err::File::create(&archive_file)?;
     let got = match size {
@@ -1067,11 +1139,21 @@ fn place(
         digest: got.clone(),
     }
     .write(&extracted.dir)?;
-    // Swap: the old folder moves into the staging folder (removed with it), the new one in.
-    if present.is_some() {
-        fs_err::rename(&destination, staging.path().join("previous"))?;
-    }
-    fs_err::rename(&extracted.dir, &destination)?;
+    // Swap, with Ctrl-C held off: the old folder moves into the staging folder (removed with
+    // it), the new one in; first, the old one must still be as it was (edits made during the
+    // download are not lost).
+    let new = extracted.dir.clone();
+    staging
+        .commit(|staged| {
+            match check_present(&destination, &shown, entry, previous) {
+                Ok(Present::Nothing) => {}
+                Ok(_) => fs_err::rename(&destination, staged.join("previous"))?,
+                Err(error) => return Ok(Err(error)),
+            }
+            fs_err::rename(&new, &destination)?;
+            Ok(Ok(()))
+        })
+        .map_err(|error| anyhow::anyhow!("{name}: {error}"))??;
     fsx::sync_folder(&folder);
     Ok(Placed::Installed)
 }

@@ -185,6 +185,10 @@ fn window<'a>(
 
 /// "Checked 3 skills against agentskills: 2 valid, 1 with errors (2 errors, 1 warning)."
 pub(super) fn print_summary(report: &Report<'_>, out: &mut dyn Write) -> io::Result<()> {
+    // Nothing was checked (every skill file failed to read; the errors say why).
+    if report.checked.is_empty() {
+        return Ok(());
+    }
     let Summary {
         skills,
         valid,

@@ -135,6 +135,8 @@ pub enum ExtractError {
     },
     #[error("`{0}` expands to more than the size it declares; refusing it (a zip bomb?)")]
     Lies(String),
+    #[error("`{0}` cannot be read from the archive: {1}")]
+    Corrupt(String, String),
     #[error("the archive has more than {0} files")]
     TooMany(usize),
     #[error("`{0}` already exists; pass --force to replace it")]
@@ -203,6 +205,14 @@ fn parts(name: &str) -> Result<Vec<&str>, ExtractError> {
     if parts.contains(&".") || parts.is_empty() {
         return Err(unsafe_("an empty or `.` path component"));
     }
+    if parts.iter().any(|part| part.len() > 255) {
+        return Err(unsafe_(
+            "a name longer than 255 bytes, more than file systems hold",
+        ));
+    }
+    if let Some(reason) = parts.iter().find_map(|part| super::unportable(part)) {
+        return Err(unsafe_(reason));
+    }
     Ok(parts)
 }
 
@@ -231,8 +241,13 @@ fn survey<R: Read + std::io::Seek>(
         let entry = zip.by_index_raw(index).map_err(|error| {
             ExtractError::NotZip(archive.display().to_string(), error.to_string())
         })?;
-        // The reader must see the entry the audit checked.
-        if entry.name_raw() != record.name.as_slice() {
+        // The reader must see the entry the audit checked: a second end record hidden in a
+        // comment could point it at another directory.
+        if entry.name_raw() != record.name.as_slice()
+            || entry.header_start() != record.offset
+            || entry.compressed_size() != record.compressed
+            || entry.size() != record.size
+        {
             return Err(ExtractError::Malformed(
                 "its central directory reads differently from its records".into(),
             ));
@@ -279,11 +294,12 @@ fn survey<R: Read + std::io::Seek>(
             size: record.size,
         });
     }
+    file_and_folder(&plan)?;
     // The flat layout has SKILL.md at the root; the folder layout one top-level folder.
     let flat = root_files.iter().any(|name| name == "SKILL.md");
     let mut folders = tops.into_iter();
     let (name, strip) = match (folders.next(), folders.next()) {
-        _ if flat => (fallback_name.to_owned(), 0),
+        _ if flat => (flat_name(zip, &plan, fallback_name)?, 0),
         (Some(first), Some(second)) => return Err(ExtractError::TopLevel(first, second)),
         (Some(folder), None) if !root_files.is_empty() => {
             return Err(ExtractError::TopLevel(folder, root_files[0].clone()));
@@ -294,7 +310,70 @@ fn survey<R: Read + std::io::Seek>(
     if !valid_skill_name(&name) {
         return Err(ExtractError::BadFolder(name.escape_debug().to_string()));
     }
+    // Folder entries too must be inside the skill's folder, not re-rooted into it.
+    if strip == 1
+        && let Some(stray) = plan.iter().find(|planned| planned.parts[0] != name)
+    {
+        return Err(ExtractError::TopLevel(name, stray.parts[0].clone()));
+    }
     Ok((plan, name, strip))
+}
+
+/// Refuses a path that is a file in one entry and a folder in another (`a` and `a/b`): no
+/// file system can hold both.
+fn file_and_folder(plan: &[Planned]) -> Result<(), ExtractError> {
+    let mut folders = HashSet::new();
+    for planned in plan {
+        let folder_parts = if planned.is_dir {
+            planned.parts.len()
+        } else {
+            planned.parts.len() - 1
+        };
+        for end in 1..=folder_parts {
+            folders.insert(planned.parts[..end].join("/").to_lowercase());
+        }
+    }
+    match plan
+        .iter()
+        .filter(|planned| !planned.is_dir)
+        .find(|planned| folders.contains(&planned.parts.join("/").to_lowercase()))
+    {
+        Some(both) => Err(ExtractError::Unsafe {
+            name: both.parts.join("/"),
+            reason: "it is both a file and a folder in the archive".into(),
+        }),
+        None => Ok(()),
+    }
+}
+
+/// The folder name for a flat archive: the `name` in its SKILL.md when that is a valid skill
+/// name (agents compare the two), else `fallback` (the archive's file name) when that is.
+fn flat_name<R: Read + std::io::Seek>(
+    zip: &mut zip::ZipArchive<R>,
+    plan: &[Planned],
+    fallback: &str,
+) -> Result<String, ExtractError> {
+    let skill_md = plan
+        .iter()
+        .find(|planned| !planned.is_dir && planned.parts == ["SKILL.md"]);
+    let declared = skill_md.and_then(|planned| {
+        let mut bytes = Vec::new();
+        zip.by_index(planned.index)
+            .ok()?
+            .take(crate::skill::MAX_SKILL_FILE_BYTES)
+            .read_to_end(&mut bytes)
+            .ok()?;
+        let skill =
+            crate::skill::Skill::from_bytes(PathBuf::from("SKILL.md"), String::new(), bytes);
+        let doc = skill.reading()?.doc.as_ref()?;
+        let name = doc.name.as_ref()?.value.as_ref().ok()?.trim().to_owned();
+        valid_skill_name(&name).then_some(name)
+    });
+    match declared {
+        Some(name) => Ok(name),
+        None if valid_skill_name(fallback) => Ok(fallback.to_owned()),
+        None => Err(ExtractError::BadFolder(fallback.escape_debug().to_string())),
+    }
 }
 
 /// What staging folders end with; the ending also marks them for clean-up by a later run.
@@ -307,7 +386,8 @@ const STAGING_SUFFIXES: [&str; 2] = [".unpack", ".install"];
 #[derive(Debug)]
 pub struct Staging {
     dir: tempfile::TempDir,
-    _cleanup: interrupt::Cleanup,
+    /// `None` once committed.
+    cleanup: Option<interrupt::Cleanup>,
 }
 
 impl Staging {
@@ -323,7 +403,7 @@ impl Staging {
         let cleanup = interrupt::Cleanup::register(dir.path());
         Ok(Self {
             dir,
-            _cleanup: cleanup,
+            cleanup: Some(cleanup),
         })
     }
 
@@ -334,6 +414,24 @@ impl Staging {
     /// Gives up the folder: it is no longer removed (it has been renamed into place).
     pub fn keep(self) -> PathBuf {
         self.dir.keep()
+    }
+
+    /// Runs `finish` on the staging folder (the renames that put what was staged into place)
+    /// unless a signal has arrived, holding Ctrl-C's clean-up off until the renames are done
+    /// (see [`interrupt::Cleanup::commit`]): an interrupted run leaves either the old state or
+    /// the new one, never half of each. [`ExtractError::Interrupted`] when the signal came first.
+    pub fn commit<T>(
+        &mut self,
+        finish: impl FnOnce(&Path) -> io::Result<T>,
+    ) -> Result<T, ExtractError> {
+        let path = self.dir.path().to_path_buf();
+        match self.cleanup.take() {
+            Some(cleanup) => match cleanup.commit(|| finish(&path)) {
+                Some(result) => result.map_err(ExtractError::Io),
+                None => Err(ExtractError::Interrupted),
+            },
+            None => finish(&path).map_err(ExtractError::Io),
+        }
     }
 }
 
@@ -412,9 +510,9 @@ pub fn extract(
         )));
     }
     let (plan, name, strip) = survey(&mut zip, &records, archive, &options.fallback_name)?;
-    let has_skill = plan
-        .iter()
-        .any(|planned| planned.parts.len() == strip + 1 && planned.parts[strip] == "SKILL.md");
+    let has_skill = plan.iter().any(|planned| {
+        !planned.is_dir && planned.parts.len() == strip + 1 && planned.parts[strip] == "SKILL.md"
+    });
     if !has_skill {
         let place = if strip == 1 {
             format!("directly inside `{name}/`")
@@ -440,11 +538,22 @@ pub fn extract(
     if options.durable {
         sync_tree(staging.path(), &files)?;
     }
-    if destination.exists() {
-        fs_err::remove_dir_all(&destination)?;
-    }
-    fs_err::rename(staging.path(), &destination)?;
+    // With --force, the old folder is moved aside (and removed afterwards), not deleted first:
+    // an interruption leaves the old folder or the new one.
+    let aside = if destination.exists() {
+        Some(Staging::new(parent, &name, ".unpack")?)
+    } else {
+        None
+    };
+    let mut staging = staging;
+    staging.commit(|staged| {
+        if let Some(aside) = &aside {
+            fs_err::rename(&destination, aside.path().join("previous"))?;
+        }
+        fs_err::rename(staged, &destination)
+    })?;
     let _ = staging.keep();
+    drop(aside);
     if options.durable {
         crate::fsx::sync_folder(parent);
     }
@@ -499,7 +608,10 @@ fn write_entries<R: Read + std::io::Seek>(
         let mut written = 0u64;
         let mut hash = Sha256::new();
         loop {
-            let n = entry.read(&mut buffer)?;
+            // A read error is the archive's (bad data, a wrong checksum); a write error ours.
+            let n = entry
+                .read(&mut buffer)
+                .map_err(|error| ExtractError::Corrupt(relative.clone(), error.to_string()))?;
             if n == 0 {
                 break;
             }

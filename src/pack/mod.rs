@@ -22,10 +22,26 @@ pub fn valid_skill_name(name: &str) -> bool {
     format && !is_windows_device(name)
 }
 
+/// Why `part` (one component of a path inside a skill) is not safe as a file or folder name on
+/// every system an archive may be unpacked on, if it is not: a colon (a drive, `C:x`, or an
+/// NTFS stream), a name Windows reserves for a device (`con`, `nul.txt`), or a trailing dot or
+/// space (which Windows drops, so `.git.` is `.git` there).
+pub fn unportable(part: &str) -> Option<&'static str> {
+    if part.contains(':') {
+        Some("a colon")
+    } else if part != "." && part != ".." && (part.ends_with('.') || part.ends_with(' ')) {
+        Some("a trailing dot or space")
+    } else if is_windows_device(part.split('.').next().unwrap_or(part)) {
+        Some("a name Windows reserves for a device")
+    } else {
+        None
+    }
+}
+
 /// `con`, `prn`, `aux`, `nul`, `com0`-`com9` and `lpt0`-`lpt9`: Windows opens the device
 /// whatever the folder.
 fn is_windows_device(name: &str) -> bool {
-    let lower = name.to_ascii_lowercase();
+    let lower = name.trim_end_matches([' ', '.']).to_ascii_lowercase();
     matches!(lower.as_str(), "con" | "prn" | "aux" | "nul")
         || (lower.len() == 4
             && (lower.starts_with("com") || lower.starts_with("lpt"))
@@ -35,6 +51,18 @@ fn is_windows_device(name: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::valid_skill_name;
+
+    #[test]
+    fn unportable_names() {
+        for bad in [
+            "C:", "C:x", "a:b", "x.", "x ", "CON", "nul.txt", "com1.md", "lpt9",
+        ] {
+            assert!(super::unportable(bad).is_some(), "{bad}");
+        }
+        for good in ["SKILL.md", "a.b", "con1", "console.md", ".git", "..", "."] {
+            assert!(super::unportable(good).is_none(), "{good}");
+        }
+    }
 
     #[test]
     fn folder_names_are_the_spec_s_and_never_special() {

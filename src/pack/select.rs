@@ -37,6 +37,9 @@ pub enum SelectError {
     Link { path: String, reason: String },
     #[error("cannot read `{path}`: {message}")]
     Read { path: String, message: String },
+    /// A file skillpkg must not read: an ignore file that is a FIFO, a device or too large.
+    #[error("{0}")]
+    Unreadable(String),
     /// A FIFO, socket or device: its "content" is not a file's.
     #[error("`{path}` is {kind}; a skill holds only regular files")]
     NotRegular { path: String, kind: &'static str },
@@ -66,6 +69,7 @@ impl SelectError {
             Self::Link { .. } => "replace the link with the file itself",
             Self::Read { .. } => "check the permissions",
             Self::NotRegular { .. } => "remove it, or add it to .skillignore",
+            Self::Unreadable(_) => "replace it with a regular file, or remove it",
             Self::BadName { .. } | Self::CaseClash(..) => "rename the file",
             Self::NoSkillFile(_) => {
                 "name the skill file SKILL.md, and make sure .skillignore and .gitignore do not exclude it"
@@ -116,9 +120,9 @@ pub fn select(dir: &Path) -> Result<Vec<PackFile>, SelectError> {
     select_except(dir, None)
 }
 
-/// The files of the skill in `dir`, sorted by path, leaving out `output` (the folder an archive
-/// is being written to, when it is inside the skill) and every `*.skill` archive, so that a
-/// skill never packs its own packages.
+/// The files of the skill in `dir`, sorted by path, leaving out `output` (the file an archive
+/// is being written to) and every `*.skill` archive, so that a skill never packs its own
+/// packages. (The temporary file an archive is written to first is hidden, so never packed.)
 ///
 /// A symbolic link is packed as the file it points to, and only if that file would be packed
 /// itself: the hidden-file rule, the VCS and default exclusions and the ignore files apply to
@@ -131,9 +135,13 @@ pub fn select_except(dir: &Path, output: Option<&Path>) -> Result<Vec<PackFile>,
         path: dir.display().to_string(),
         message: error.to_string(),
     })?;
-    let output = output
-        .and_then(|folder| std::fs::canonicalize(folder).ok())
-        .filter(|folder| folder.starts_with(&root) && *folder != root);
+    let output = output.and_then(|file| std::fs::canonicalize(file).ok());
+    // The walker reads ignore files itself: refuse one that would hang it or fill memory.
+    if let Some(error) = crate::fsx::unsafe_ignore_file_above(&root) {
+        return Err(SelectError::Unreadable(error.to_string()));
+    }
+    let refused = std::sync::Arc::new(std::sync::Mutex::new(None));
+    let record = refused.clone();
     let skillignore = load_skillignore(&root);
     let walk_root = root.clone();
     let mut builder = WalkBuilder::new(&root);
@@ -157,7 +165,13 @@ pub fn select_except(dir: &Path, output: Option<&Path>) -> Result<Vec<PackFile>,
             if is_dir && name == "evals" && entry.path().parent() == Some(walk_root.as_path()) {
                 return false;
             }
-            if is_dir && output.as_deref() == Some(entry.path()) {
+            if !is_dir && output.as_deref() == Some(entry.path()) {
+                return false;
+            }
+            if is_dir && let Some(error) = crate::fsx::unsafe_ignore_file(entry.path()) {
+                if let Ok(mut first) = record.lock() {
+                    first.get_or_insert(error.to_string());
+                }
                 return false;
             }
             !(name == ".DS_Store" || name.ends_with(".pyc") || is_archive(&name) && !is_dir)
@@ -203,6 +217,9 @@ pub fn select_except(dir: &Path, output: Option<&Path>) -> Result<Vec<PackFile>,
             path: relative,
             source: full.to_path_buf(),
         });
+    }
+    if let Some(error) = refused.lock().ok().and_then(|mut first| first.take()) {
+        return Err(SelectError::Unreadable(error));
     }
     // Links last: each is packed only when its target was selected in its own right.
     files.sort_by(|a, b| a.path.cmp(&b.path));
@@ -314,7 +331,7 @@ fn checked_relative(root: &Path, full: &Path) -> Result<String, SelectError> {
     } else if relative.contains('\\') {
         Some("a backslash")
     } else {
-        None
+        parts.iter().find_map(|part| super::unportable(part))
     };
     match reason {
         Some(reason) => Err(SelectError::BadName {

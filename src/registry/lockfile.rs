@@ -224,7 +224,12 @@ pub fn normalise_dir(dir: &str) -> Result<String, String> {
             part if VCS_DIRS.contains(&part.to_ascii_lowercase().as_str()) => {
                 return Err(format!("`dir` {dir:?} is inside a version-control folder"));
             }
-            part => parts.push(part),
+            part => {
+                if let Some(reason) = crate::pack::unportable(part) {
+                    return Err(format!("`dir` {dir:?} has {reason} in `{part}`"));
+                }
+                parts.push(part);
+            }
         }
     }
     Ok(if parts.is_empty() {
@@ -299,6 +304,11 @@ mod tests {
             ".git",
             "a/.GIT/hooks",
             "",
+            "a/../C:/win",
+            "./C:x",
+            ".git.",
+            "a/.git /hooks",
+            "nul/x",
         ] {
             let error = Lockfile::parse(&entry("pdf", dir)).unwrap_err();
             assert!(error.contains("`dir`"), "{dir}: {error}");

@@ -750,6 +750,10 @@ pub fn substitute_arguments(
     (out, matched)
 }
 
+/// Names with characters other than word characters longer than this are not substituted:
+/// finding them would cost their length at every `$` (a name like `x$x$…` matches at each).
+const MAX_ODD_NAME: usize = 256;
+
 /// The declared argument names, for finding which one follows a `$` without trying each: a
 /// name made of word characters can only match the whole word after the `$`, so it is looked
 /// up; the others are found by walking a trie along the text.
@@ -767,7 +771,7 @@ impl Names {
         for (index, name) in names.iter().enumerate() {
             if !name.is_empty() && name.chars().all(is_word) {
                 words.entry(name.clone()).or_insert(index);
-            } else {
+            } else if name.len() <= MAX_ODD_NAME {
                 others.insert(name, index);
             }
         }

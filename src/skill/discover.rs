@@ -27,6 +27,9 @@ pub enum DiscoverError {
     NotSkillFile(PathBuf),
     #[error("{0}")]
     Walk(#[from] ignore::Error),
+    /// An ignore file that cannot be read safely; its folder was not searched.
+    #[error("{0}; the folder holding it was not searched")]
+    IgnoreFile(std::io::Error),
 }
 
 impl DiscoverError {
@@ -38,6 +41,7 @@ impl DiscoverError {
                 Some("pass a skill folder, a SKILL.md file, or any folder that contains skills")
             }
             Self::Walk(_) => None,
+            Self::IgnoreFile(_) => Some("replace it with a regular file, or remove it"),
         }
     }
 }
@@ -85,9 +89,32 @@ pub fn walk_with_files(paths: &[PathBuf], threads: usize) -> Found {
 }
 
 fn walk_inner(paths: &[PathBuf], threads: usize, files: bool) -> Found {
-    let Some((first, rest)) = paths.split_first() else {
+    if paths.is_empty() {
         return Found::default();
+    }
+    // The walker reads ignore files itself, in every folder it enters and above the paths it
+    // starts from: one that is a FIFO or a device would hang it or fill memory.
+    let mut refused = Vec::new();
+    let mut usable = Vec::new();
+    for path in paths {
+        let folder = if path.is_dir() {
+            path.as_path()
+        } else {
+            path.parent().unwrap_or(Path::new("."))
+        };
+        match crate::fsx::unsafe_ignore_file_above(folder) {
+            Some(error) => refused.push(DiscoverError::IgnoreFile(error)),
+            None => usable.push(path.clone()),
+        }
+    }
+    let Some((first, rest)) = usable.split_first() else {
+        return Found {
+            errors: refused,
+            ..Found::default()
+        };
     };
+    let skipped = std::sync::Arc::new(Mutex::new(refused));
+    let record = skipped.clone();
     let mut builder = WalkBuilder::new(first);
     for path in rest {
         builder.add(path);
@@ -102,18 +129,33 @@ fn walk_inner(paths: &[PathBuf], threads: usize, files: bool) -> Found {
         .parents(true)
         .follow_links(false)
         .threads(threads)
-        .filter_entry(|entry| {
-            !(entry.file_type().is_some_and(|kind| kind.is_dir())
+        .filter_entry(move |entry| {
+            let is_dir = entry.file_type().is_some_and(|kind| kind.is_dir());
+            if is_dir
                 && entry
                     .file_name()
                     .to_str()
-                    .is_some_and(|name| SKIPPED_DIRS.contains(&name)))
+                    .is_some_and(|name| SKIPPED_DIRS.contains(&name))
+            {
+                return false;
+            }
+            if is_dir && let Some(error) = crate::fsx::unsafe_ignore_file(entry.path()) {
+                record
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .push(DiscoverError::IgnoreFile(error));
+                return false;
+            }
+            true
         });
     let sink = Mutex::new(Found::default());
     builder
         .build_parallel()
         .visit(&mut VisitorBuilder { sink: &sink, files });
     let mut found = sink.into_inner().unwrap_or_else(PoisonError::into_inner);
+    found
+        .errors
+        .append(&mut skipped.lock().unwrap_or_else(PoisonError::into_inner));
     found.skills = found.skills.into_iter().map(tidy).collect();
     found.skills.sort();
     found.config_dirs = found.config_dirs.into_iter().map(tidy).collect();

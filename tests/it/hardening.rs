@@ -145,7 +145,38 @@ fn archives_that_lie_are_refused() {
         ("s/zeros.bin", "s/zeros.bin", &zeros),
     ]);
     liar.deflate_claiming = Some(1024);
+    let file_and_folder = RawZip::new(&[
+        ("s/SKILL.md", "s/SKILL.md", SKILL.as_bytes()),
+        ("s/a", "s/a", b"a file"),
+        ("s/a/b", "s/a/b", b"and a folder"),
+    ]);
+    let skill_md_folder = RawZip::new(&[("s/SKILL.md/", "s/SKILL.md/", b""), ("s/x", "s/x", b"x")]);
+    let stray_folder = RawZip::new(&[
+        ("s/SKILL.md", "s/SKILL.md", SKILL.as_bytes()),
+        ("other/evil/", "other/evil/", b""),
+    ]);
+    let drive = RawZip::new(&[
+        ("s/SKILL.md", "s/SKILL.md", SKILL.as_bytes()),
+        ("s/C:x", "s/C:x", b"x"),
+    ]);
+    let device = RawZip::new(&[
+        ("s/SKILL.md", "s/SKILL.md", SKILL.as_bytes()),
+        ("s/con.txt", "s/con.txt", b"x"),
+    ]);
     let cases = [
+        (
+            "file-and-folder",
+            file_and_folder,
+            "it is both a file and a folder",
+        ),
+        ("skill-md-folder", skill_md_folder, "has no SKILL.md"),
+        (
+            "stray-folder",
+            stray_folder,
+            "more than one top-level folder",
+        ),
+        ("drive", drive, "a colon"),
+        ("device", device, "a name Windows reserves for a device"),
         ("zip64-duplicate", zip64_duplicate, "twice"),
         ("local-name", local_escape, "has the local name `../../x`"),
         ("fewer-records", fewer, "declares 3 entries"),
@@ -216,6 +247,19 @@ fn lint_fix_leaves_null_values_alone_and_is_idempotent() {
     assert_eq!(fs_err::read_to_string(&path).unwrap(), once);
     let (code, _, stderr) = run(context.command(&["validate", "s", "--target", "claude-code"]));
     assert_eq!(code, 0, "{stderr}");
+    // A backslash in the frontmatter is a YAML escape, not a path to fix.
+    let escaped = "---\nname: e\ndescription: \"Runs scripts\\\\\\\"tool\\\" for you. Use when testing.\"\n---\n\nRun scripts\\run.py.\n";
+    let path = context.skill("e", escaped);
+    let (code, _, stderr) = run(context.command(&["lint", "e", "--fix"]));
+    assert!(code == 0 || code == 1, "{stderr}");
+    let fixed = fs_err::read_to_string(&path).unwrap();
+    assert!(fixed.contains("Run scripts/run.py."), "{fixed}");
+    assert!(
+        fixed.contains(r#"scripts\\\"tool\""#),
+        "the frontmatter is untouched: {fixed}"
+    );
+    let (code, _, stderr) = run(context.command(&["validate", "e"]));
+    assert_eq!(code, 0, "{stderr}");
 }
 
 #[cfg(unix)]
@@ -280,6 +324,15 @@ fn package_never_packs_its_own_output() {
             ["s/SKILL.md"]
         );
     }
+    // An output inside a folder of the skill leaves the rest of that folder in.
+    context.write("s/scripts/run.py", "print('hi')\n");
+    let (code, _, stderr) = run(context.command(&["package", "s", "-o", "s/scripts/s.skill"]));
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(
+        entries(&context.root().join("s/scripts/s.skill")),
+        ["s/SKILL.md", "s/scripts/run.py"]
+    );
+    fs_err::remove_dir_all(context.root().join("s/scripts")).unwrap();
     // From inside the skill, the default dist/ lands there too; it is never packed.
     for _ in 0..2 {
         let mut command = context.command(&["package"]);
@@ -419,6 +472,32 @@ fn files_that_are_not_regular_are_refused_without_hanging() {
                 "{all:?}: {stderr}"
             );
         }
+    }
+    // An ignore file the walker would read: a FIFO, or a link to /dev/zero.
+    for (skill, make) in [("gi-fifo", true), ("gi-zero", false)] {
+        context.skill(skill, &SKILL.replace("name: s", &format!("name: {skill}")));
+        let ignore = context.root().join(skill).join(".gitignore");
+        if make {
+            mkfifo(&ignore);
+        } else {
+            symlink("/dev/zero", &ignore);
+        }
+        for args in commands {
+            let mut all = args.to_vec();
+            all.insert(1, skill);
+            let (code, _, stderr) = run_or_kill(context.command(&all));
+            // preview lists skills as Claude Code does, which never reads ignore files.
+            if args[0] == "preview" {
+                assert_eq!(code, 0, "{all:?}: {stderr}");
+                continue;
+            }
+            assert_ne!(code, 0, "{all:?}: {stderr}");
+            assert!(
+                stderr.contains(".gitignore") && stderr.contains("not a regular file"),
+                "{all:?}: {stderr}"
+            );
+        }
+        fs_err::remove_dir_all(context.root().join(skill)).unwrap();
     }
     // A FIFO beside a sound SKILL.md.
     context.skill("s", SKILL);

@@ -355,3 +355,57 @@ fn a_global_install_has_its_own_lockfile() {
             .is_file()
     );
 }
+
+/// A symbolic link committed to the project cannot carry an install outside it: not through a
+/// lock entry's `dir`, not through `.claude/skills` itself.
+#[cfg(unix)]
+#[test]
+fn a_symlinked_folder_cannot_carry_an_install_outside_the_project() {
+    let context = TestContext::new();
+    let registry = Registry::start(&context.root().join("data"), &[]);
+    let alice = registry.token("alice");
+    publish(
+        &context,
+        &registry,
+        &alice,
+        "notes",
+        "1.0.0",
+        "Version one.",
+    );
+    fs_err::create_dir_all(context.root().join("project/.claude")).unwrap();
+    fs_err::create_dir_all(context.root().join("victim/.config/editor/plugins")).unwrap();
+    std::os::unix::fs::symlink(
+        "../victim/.config/editor/plugins",
+        context.root().join("project/vendor"),
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(
+        "../../victim/.config/editor/plugins",
+        context.root().join("project/.claude/skills"),
+    )
+    .unwrap();
+    let lock = format!(
+        "version = 1\n{}",
+        entry_for(&context, &registry, "notes", "vendor")
+    );
+    context.write("project/skills.lock", &lock);
+    let (code, _, stderr) = in_project(&context, &registry.url, &["install"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("through a symbolic link, outside the project"),
+        "{stderr}"
+    );
+    fs_err::remove_file(context.root().join("project/skills.lock")).unwrap();
+    let (code, _, stderr) = in_project(&context, &registry.url, &["install", "notes"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("through a symbolic link, outside the project"),
+        "{stderr}"
+    );
+    assert!(
+        tree(&context.root().join("victim"))
+            .iter()
+            .all(|path| !path.contains("notes")),
+        "nothing was written through the links"
+    );
+}

@@ -179,3 +179,42 @@ fn a_long_document() {
     let section = "# Heading\n\nSome text with a [link](references/a.md), `code` and $ARGUMENTS.\n\n- see scripts/run.py\n- <!-- skillpkg-disable-next-line SK301 -->\n\n```bash\necho hi\n```\n\n!`echo ok` and ${CLAUDE_SKILL_DIR}/scripts/x.sh TODO: finish\n\n";
     assert_linear("a long document", &body(|n| section.repeat(n)), 50);
 }
+
+#[test]
+fn long_runs_of_paths_and_long_keys() {
+    assert_linear(
+        "./scripts/ in one run",
+        &body(|n| "./scripts/".repeat(n)),
+        2_000,
+    );
+    assert_linear(
+        "absolute paths in one run",
+        &body(|n| ",/home/".repeat(n)),
+        2_000,
+    );
+    assert_linear(
+        "backslash paths in one run",
+        &body(|n| "(scripts\\".repeat(n)),
+        2_000,
+    );
+    let chunk = format!("{})", "](".repeat(300));
+    assert_linear("unclosed link chunks", &body(move |n| chunk.repeat(n)), 4);
+    let long_key = |n: usize| {
+        format!(
+            "? {}\n:\n{}",
+            "k".repeat(8 * n),
+            each(n, "\n", |i| format!("  y{i}: yes"))
+        )
+    };
+    assert_linear(
+        "a long key over many values",
+        &frontmatter(long_key, |_| "Body.".into()),
+        250,
+    );
+    let odd_name = |n: usize| format!("arguments: \"{}\"\n", "x$".repeat(2 * n));
+    assert_linear(
+        "an argument named x$x$…",
+        &frontmatter(odd_name, |n| "$x".repeat(4 * n)),
+        500,
+    );
+}

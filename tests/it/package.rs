@@ -316,10 +316,10 @@ fn output_names_and_the_flat_layout() {
         names,
         BTreeSet::from(["SKILL.md", "references/guide.md", "scripts/run.sh"])
     );
-    // A flat archive unpacks into a folder named after the file.
+    // A flat archive unpacks into a folder named after the skill, as its SKILL.md says.
     let (code, _, stderr) = run(context.command(&["unpack", "out/flat.skill", "--dir", "got"]));
     assert_eq!(code, 0, "{stderr}");
-    assert!(context.root().join("got/flat/SKILL.md").is_file());
+    assert!(context.root().join("got/packer/SKILL.md").is_file());
 }
 
 /// Writes a zip with Python, entry by entry: (name, content, unix mode).

@@ -88,7 +88,9 @@ pub(super) fn check(cx: &LintContext<'_>, out: &mut Vec<Diagnostic>) {
         return;
     }
     absolute_paths(text, out);
-    backslash_paths(text, out);
+    // The body only: in the frontmatter a backslash may be a YAML escape, which a fix would
+    // break.
+    backslash_paths(text, cx.body_start, out);
     for (at, _) in text.match_indices("{baseDir}") {
         let (start, replaced) = if at > 0 && text.as_bytes()[at - 1] == b'$' {
             (at - 1, "${baseDir}")
@@ -122,9 +124,40 @@ fn path_triggers() -> &'static regex::Regex {
     })
 }
 
+/// Paths longer than this are not paths (and are not quoted back in a message).
+const MAX_PATH: usize = 1024;
+
+/// Where paths end, found by one forward scan shared by every path in a run: the end found
+/// for a start is the end for every later start before it.
+struct PathEnds<'a> {
+    text: &'a str,
+    /// The end found last, and the start it was searched from.
+    cached: Option<(usize, usize)>,
+}
+
+impl<'a> PathEnds<'a> {
+    fn new(text: &'a str) -> Self {
+        Self { text, cached: None }
+    }
+
+    /// The end of a path that starts at `start`: up to whitespace, a quote, a backtick or `)`.
+    fn end(&mut self, start: usize) -> usize {
+        if let Some((from, end)) = self.cached
+            && from <= start
+            && start <= end
+        {
+            return end;
+        }
+        let end = path_end(self.text, start);
+        self.cached = Some((start, end));
+        end
+    }
+}
+
 fn absolute_paths(text: &str, out: &mut Vec<Diagnostic>) {
     let bytes = text.as_bytes();
     for prefix in ["/home/", "/Users/", "/root/"] {
+        let mut ends = PathEnds::new(text);
         for (at, _) in text.match_indices(prefix) {
             let before = at.checked_sub(1).map(|i| bytes[i]);
             if before.is_some_and(|b| {
@@ -132,11 +165,16 @@ fn absolute_paths(text: &str, out: &mut Vec<Diagnostic>) {
             }) {
                 continue;
             }
-            let end = trim_punctuation(text, at, path_end(text, at));
+            let end = ends.end(at);
+            if end - at > MAX_PATH {
+                continue;
+            }
+            let end = trim_punctuation(text, at, end);
             out.push(absolute(at..end, &text[at..end]));
         }
     }
     // `C:\…` and `C:/Users/…`
+    let mut ends = PathEnds::new(text);
     for (at, _) in text
         .match_indices(":\\")
         .chain(text.match_indices(":/Users/"))
@@ -148,7 +186,11 @@ fn absolute_paths(text: &str, out: &mut Vec<Diagnostic>) {
             continue;
         }
         let start = at - 1;
-        let end = trim_punctuation(text, start, path_end(text, start));
+        let end = ends.end(start);
+        if end - start > MAX_PATH {
+            continue;
+        }
+        let end = trim_punctuation(text, start, end);
         out.push(absolute(start..end, &text[start..end]));
     }
 }
@@ -177,14 +219,20 @@ fn path_end(text: &str, start: usize) -> usize {
         .max(start)
 }
 
-fn backslash_paths(text: &str, out: &mut Vec<Diagnostic>) {
+/// Resource paths written with backslashes, from `from` on.
+fn backslash_paths(text: &str, from: usize, out: &mut Vec<Diagnostic>) {
     let bytes = text.as_bytes();
     for folder in ["scripts\\", "references\\", "assets\\"] {
-        for (at, _) in text.match_indices(folder) {
+        let mut ends = PathEnds::new(text);
+        for (at, _) in text[from..].match_indices(folder) {
+            let at = from + at;
             if at > 0 && (bytes[at - 1].is_ascii_alphanumeric() || bytes[at - 1] == b'_') {
                 continue;
             }
-            let end = path_end(text, at);
+            let end = ends.end(at);
+            if end - at > MAX_PATH {
+                continue;
+            }
             let path = text[at..end].trim_end_matches(['.', ',', ';', ':']);
             if path.len() <= folder.len() {
                 continue;

@@ -128,8 +128,9 @@ fn check_script(file: &BundledFile, out: &mut Vec<Diagnostic>) {
     }
 }
 
-/// Link targets longer than this are prose, not paths (and are not looked at).
-const MAX_LINK_TARGET: usize = 4096;
+/// Link targets and paths longer than this are prose, not paths (and are not looked at, nor
+/// quoted back in findings).
+const MAX_LINK_TARGET: usize = 256;
 
 /// A path a text refers to.
 #[derive(Clone, Debug)]
@@ -165,6 +166,9 @@ fn mentions(text: &str, base: &str, fences: &[Range<usize>]) -> Vec<Mention> {
     let bytes = text.as_bytes();
     for folder in RESOURCE_FOLDERS {
         let prefix = format!("{folder}/");
+        // Where the run of path characters ends, shared by every mention inside one run (so
+        // `./scripts/./scripts/…` costs its length, not its square).
+        let mut run: Option<(usize, usize)> = None;
         for &(at, _) in hits.iter().filter(|(_, hit)| *hit == prefix) {
             let before = text[..at].chars().next_back();
             let allowed_before = match before {
@@ -179,13 +183,21 @@ fn mentions(text: &str, base: &str, fences: &[Range<usize>]) -> Vec<Mention> {
             if !allowed_before {
                 continue;
             }
-            let mut end = at + prefix.len();
-            for (offset, c) in text[end..].char_indices() {
-                if c.is_alphanumeric() || matches!(c, '_' | '-' | '.' | '/') {
-                    end = at + prefix.len() + offset + c.len_utf8();
-                } else {
-                    break;
+            let from = at + prefix.len();
+            let end = match run {
+                Some((start, end)) if start <= from && from <= end => end,
+                _ => {
+                    let end = text[from..]
+                        .find(|c: char| {
+                            !(c.is_alphanumeric() || matches!(c, '_' | '-' | '.' | '/'))
+                        })
+                        .map_or(text.len(), |len| from + len);
+                    run = Some((from, end));
+                    end
                 }
+            };
+            if end - at > MAX_LINK_TARGET {
+                continue;
             }
             let next = bytes.get(end).copied();
             if next.is_some_and(|b| matches!(b, b'<' | b'{' | b'$' | b'[' | b'*')) {

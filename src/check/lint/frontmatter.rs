@@ -63,7 +63,7 @@ pub(super) fn check(cx: &LintContext<'_>, out: &mut Vec<Diagnostic>) {
         if NON_TEXT_KEYS.contains(&key.value.as_str()) {
             continue;
         }
-        ambiguous_scalars(cx, yaml, *node, &key.value, 0, out);
+        ambiguous_scalars(cx, yaml, *node, &shortened(&key.value), 0, out);
     }
     for feature in yaml.features() {
         let (what, span) = match feature {
@@ -135,6 +135,15 @@ pub(super) fn check(cx: &LintContext<'_>, out: &mut Vec<Diagnostic>) {
     }
 }
 
+/// `text`, cut to its first 80 characters (with `…`): a key path quoted in a message stays
+/// short however long the keys, so messages cost no more than the findings.
+fn shortened(text: &str) -> String {
+    match text.char_indices().nth(80) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text.to_owned(),
+    }
+}
+
 /// Plain scalars that YAML parsers disagree about, anywhere under `node`.
 fn ambiguous_scalars(
     cx: &LintContext<'_>,
@@ -193,7 +202,7 @@ fn ambiguous_scalars(
             for (entry_key, value) in entries {
                 let name = yaml.scalar(*entry_key).map_or_else(
                     || key.to_owned(),
-                    |scalar| format!("{key}.{}", scalar.value),
+                    |scalar| shortened(&format!("{key}.{}", shortened(&scalar.value))),
                 );
                 ambiguous_scalars(cx, yaml, *value, &name, depth + 1, out);
             }
