@@ -155,14 +155,50 @@ pub struct Fixing<T> {
 /// After each round the findings are counted again. A round after which a finding its fixes
 /// were for occurs as often as before is undone: with several fixes in it, the fixes may have
 /// undone each other, so the run goes on one fix at a time; with one, the fix is broken (it
-/// leaves its own finding), and that finding's fix is never applied again. A broken fix thus
-/// never rewrites the file round after round, and running the loop again on its result
-/// changes nothing.
+/// leaves its own finding), and that finding's fix is never applied again in this pass. A
+/// broken fix thus never rewrites the file round after round.
+///
+/// Which fixes a pass refuses depends on the text it refused them on, so a fix refused early
+/// may work once others have been applied. When a pass refused fixes and changed the text, a
+/// fresh pass starts from its result (at most [`MAX_FIX_PASSES`]), until a pass changes
+/// nothing: running the whole again on the result is then exactly that last pass, so it changes
+/// nothing either.
 pub fn fix_until_stable<T>(
     original: &[u8],
     allow_unsafe: Option<bool>,
     mut analyse: impl FnMut(&[u8]) -> (Checked, T),
 ) -> Fixing<T> {
+    let mut current = original.to_vec();
+    let mut fixed = 0;
+    for _ in 0..MAX_FIX_PASSES {
+        let (mut pass, refused_any) = fix_pass(&current, allow_unsafe, &mut analyse);
+        fixed += pass.fixed;
+        if pass.exhausted || !refused_any || pass.bytes == current {
+            pass.fixed = fixed;
+            return pass;
+        }
+        current = std::mem::take(&mut pass.bytes);
+    }
+    let (checked, extra) = analyse(&current);
+    Fixing {
+        bytes: current,
+        fixed,
+        checked,
+        extra,
+        exhausted: true,
+    }
+}
+
+/// A fresh pass of [`fix_until_stable`] starts when the last refused fixes and changed the
+/// text, at most this many times.
+pub const MAX_FIX_PASSES: usize = 8;
+
+/// One pass of [`fix_until_stable`], and whether it refused any fix.
+fn fix_pass<T>(
+    original: &[u8],
+    allow_unsafe: Option<bool>,
+    analyse: &mut impl FnMut(&[u8]) -> (Checked, T),
+) -> (Fixing<T>, bool) {
     let mut current = original.to_vec();
     let mut fixed = 0;
     let mut rounds = 0;
@@ -243,13 +279,14 @@ pub fn fix_until_stable<T>(
                             allow_unsafe == Some(true) || fix.applicability == Applicability::Safe
                         }) && !refused.contains(&finding_key(d))
                     });
-                return Fixing {
+                let fixing = Fixing {
                     bytes: current,
                     fixed,
                     checked,
                     extra,
                     exhausted,
                 };
+                return (fixing, !refused.is_empty());
             }
         }
     }
@@ -325,6 +362,14 @@ mod tests {
         original: &[u8],
         extra: impl Fn(&[u8]) -> Option<Diagnostic>,
     ) -> (Fixing<()>, usize) {
+        fix_with_all(original, |bytes| extra(bytes).into_iter().collect())
+    }
+
+    /// [`fix_with`] with any number of extra findings per round.
+    fn fix_with_all(
+        original: &[u8],
+        extra: impl Fn(&[u8]) -> Vec<Diagnostic>,
+    ) -> (Fixing<()>, usize) {
         let mut analyses = 0;
         let fixing = fix_until_stable(original, Some(false), |bytes| {
             analyses += 1;
@@ -371,5 +416,44 @@ mod tests {
         let (fixing, _) = fix_with(original, once);
         assert!(fixing.bytes.ends_with(b"body!\n"));
         assert_eq!(fixing.fixed, 1);
+    }
+
+    #[test]
+    fn a_fix_refused_early_is_tried_again_once_others_have_landed_so_fixing_twice_is_fixing_once() {
+        // Found by the lint_fix fuzzer: a fix refused on the first text works once another fix
+        // has landed, so a second `--fix` used to change the file again.
+        let original = b"---\nname: s\ndescription: A skill. Use when testing.\n---\nbody\n";
+        let has = |bytes: &[u8], marker: &[u8]| bytes.windows(2).any(|w| w == marker);
+        let finding = |message: &'static str, bytes: &[u8], marker: &'static str| {
+            let end = bytes.len() - 1;
+            Diagnostic::warning(&AMBIGUOUS_SCALAR, message)
+                .at(0..3)
+                .fix(Fix::replace(Applicability::Safe, message, end..end, marker))
+        };
+        let extra = |bytes: &[u8]| {
+            let mut found = Vec::new();
+            // Resolved only when `%%` is already there: alone, first, it is refused.
+            if !(has(bytes, b"@@") && has(bytes, b"%%")) {
+                found.push(finding("needs the other first", bytes, "@@"));
+            }
+            if !has(bytes, b"%%") {
+                found.push(finding("the other", bytes, "%%"));
+            }
+            // Never resolved: makes the first round fail, so fixes go one at a time.
+            found.push(finding("stubborn", bytes, "!!"));
+            found
+        };
+        let (once, _) = fix_with_all(original, extra);
+        assert!(!once.exhausted);
+        assert!(
+            has(&once.bytes, b"@@") && has(&once.bytes, b"%%"),
+            "{:?}",
+            String::from_utf8_lossy(&once.bytes)
+        );
+        assert!(!has(&once.bytes, b"!!"));
+        assert_eq!(once.fixed, 2);
+        let (twice, _) = fix_with_all(&once.bytes, extra);
+        assert_eq!(twice.bytes, once.bytes);
+        assert_eq!(twice.fixed, 0);
     }
 }
