@@ -24,20 +24,7 @@ use skillpkg::skill::Skill;
 /// A SKILL.md of any bytes: reading it, every validate and lint rule for every target, the
 /// suppressions, every report format and Claude Code's invocation never panic.
 pub fn skill_md(bytes: &[u8]) {
-    let skill = Skill::from_bytes(
-        PathBuf::from("fuzz/SKILL.md"),
-        "fuzz".into(),
-        bytes.to_vec(),
-    );
-    let mut checked = check_skill(skill, &Target::ALL);
-    let found = lint::lint(&checked.skill, &Bundle::default(), &Target::ALL);
-    checked.diagnostics.extend(found);
-    let mut suppressions = lint::suppressions(&checked.skill);
-    if let Ok(source) = checked.skill.source() {
-        let source = source.clone();
-        suppressions.apply(&mut checked.diagnostics, &source);
-    }
-    checked.diagnostics.extend(suppressions.unused(true));
+    let checked = linted(bytes, &Target::ALL);
     for target in [Target::ClaudeCode, Target::ClaudeCode2188] {
         let Some(view) = SkillView::new(&checked.skill, Scope::Project, target, Vec::new(), true)
         else {
@@ -82,15 +69,20 @@ pub fn skill_md(bytes: &[u8]) {
 
 const TARGETS: [Target; 3] = [Target::AgentSkills, Target::ClaudeCode, Target::Codex];
 
-/// What `lint` reports for `bytes`, suppressions applied (no configuration).
-fn analyse(bytes: &[u8]) -> (Checked, ()) {
-    let skill = Skill::from_bytes(
+/// `bytes` as the SKILL.md of a skill folder named `fuzz`.
+fn skill(bytes: &[u8]) -> Skill {
+    Skill::from_bytes(
         PathBuf::from("fuzz/SKILL.md"),
         "fuzz".into(),
         bytes.to_vec(),
-    );
-    let mut checked = check_skill(skill, &TARGETS);
-    let found = lint::lint(&checked.skill, &Bundle::default(), &TARGETS);
+    )
+}
+
+/// What `validate` and `lint` report for `bytes` for `targets`, suppressions applied (no
+/// configuration).
+fn linted(bytes: &[u8], targets: &[Target]) -> Checked {
+    let mut checked = check_skill(skill(bytes), targets);
+    let found = lint::lint(&checked.skill, &Bundle::default(), targets);
     checked.diagnostics.extend(found);
     let mut suppressions = lint::suppressions(&checked.skill);
     if let Ok(source) = checked.skill.source() {
@@ -98,7 +90,12 @@ fn analyse(bytes: &[u8]) -> (Checked, ()) {
         suppressions.apply(&mut checked.diagnostics, &source);
     }
     checked.diagnostics.extend(suppressions.unused(true));
-    (checked, ())
+    checked
+}
+
+/// What `lint --fix` analyses after each round.
+fn analyse(bytes: &[u8]) -> (Checked, ()) {
+    (linted(bytes, &TARGETS), ())
 }
 
 /// `lint --fix` on any SKILL.md: fixing twice changes nothing more than fixing once, and a
@@ -115,14 +112,7 @@ pub fn lint_fix(bytes: &[u8]) {
         String::from_utf8_lossy(&once.bytes),
         "a second --fix changed the file"
     );
-    let valid = |bytes: &[u8]| {
-        let skill = Skill::from_bytes(
-            PathBuf::from("fuzz/SKILL.md"),
-            "fuzz".into(),
-            bytes.to_vec(),
-        );
-        check_skill(skill, &TARGETS).is_valid()
-    };
+    let valid = |bytes: &[u8]| check_skill(skill(bytes), &TARGETS).is_valid();
     if valid(bytes) {
         assert!(
             valid(&once.bytes),
