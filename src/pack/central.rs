@@ -106,6 +106,16 @@ fn directory<R: Read + Seek>(file: &mut R, len: u64) -> Result<Directory, AuditE
     let Some(at) = found else {
         return Err(malformed("it has no end of central directory record"));
     };
+    // Readers that search back from the end and forgive a comment of the wrong length would
+    // take an end record inside this one's comment for the real one: two readers, two archives.
+    if tail[at + 22..]
+        .windows(4)
+        .any(|window| window == EOCD.to_le_bytes())
+    {
+        return Err(malformed(
+            "its end of central directory record is followed by another one in its comment",
+        ));
+    }
     let field16 = |offset| u16_at(&tail, at + offset).unwrap_or(0);
     let field32 = |offset| u32_at(&tail, at + offset).unwrap_or(0);
     let eocd_start = tail_start + at as u64;
@@ -489,6 +499,30 @@ mod tests {
         let inside_a = u32::try_from(LOCAL_LEN + 3).unwrap();
         bytes[second + 42..second + 46].copy_from_slice(&inside_a.to_le_bytes());
         assert!(matches!(check(&bytes), Err(AuditError::Overlap(..))));
+    }
+
+    #[test]
+    fn an_end_record_hidden_in_the_comment_is_refused() {
+        // Found by the zip_audit fuzzer: an empty archive's end record whose comment holds the
+        // real archive's end record (with a comment length that does not fit). The audit took
+        // the empty one; the zip crate, forgiving the length, took the other.
+        let honest = Builder {
+            entries: vec![entry("s/SKILL.md", "hello")],
+        }
+        .bytes();
+        let (body, end) = honest.split_at(honest.len() - 22);
+        let mut bytes = body.to_vec();
+        bytes.extend_from_slice(&EOCD.to_le_bytes());
+        bytes.extend_from_slice(&[0; 16]);
+        bytes.extend_from_slice(&(22u16 + 3).to_le_bytes());
+        bytes.extend_from_slice(end);
+        bytes.extend_from_slice(b"xyz");
+        let error = check(&bytes).unwrap_err();
+        assert!(
+            error.to_string().contains("another one in its comment"),
+            "{error}"
+        );
+        assert!(check(&honest).is_ok());
     }
 
     #[test]
