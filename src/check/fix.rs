@@ -456,4 +456,23 @@ mod tests {
         assert_eq!(twice.bytes, once.bytes);
         assert_eq!(twice.fixed, 0);
     }
+
+    #[test]
+    fn fixes_that_never_run_out_stop_after_the_rounds_and_say_so() {
+        // Each fix resolves its finding and makes a new one: the rounds run out, and the caller
+        // is told that running again may fix more.
+        let original = b"---\nname: s\ndescription: A skill. Use when testing.\n---\nbody\n";
+        let endless = |bytes: &[u8]| {
+            let end = bytes.len() - 1;
+            Some(
+                Diagnostic::warning(&AMBIGUOUS_SCALAR, format!("{} bytes", bytes.len()))
+                    .at(0..3)
+                    .fix(Fix::replace(Applicability::Safe, "bang", end..end, "!")),
+            )
+        };
+        let (fixing, analyses) = fix_with(original, endless);
+        assert!(fixing.exhausted);
+        assert_eq!(fixing.fixed, MAX_FIX_ROUNDS);
+        assert_eq!(analyses, MAX_FIX_ROUNDS + 1);
+    }
 }

@@ -329,9 +329,9 @@ pub fn run(args: LintArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
         for path in &exhausted {
             writeln!(
                 err,
-                "warning: stopped fixing {} after {} rounds; run `skillpkg lint --fix` again to fix more",
-                path.display(),
-                fix::MAX_FIX_ROUNDS
+                "warning: stopped fixing {} before every fix was applied (the rounds of fixes \
+                 ran out); run `skillpkg lint --fix` again to fix more",
+                path.display()
             )?;
         }
         err.flush()?;
