@@ -1,9 +1,9 @@
 //! A deterministic generator of synthetic skill trees for benchmarks.
 //!
-//! Modelled on the corpus in `research/peers.md` §4, so figures compare with the peers measured
-//! there: each skill is `OUT/<name>/SKILL.md` plus 1–3 linked `references/*.md`, 1–2 executable
-//! `scripts/*`, and for 30 % of skills `assets/template.md`. 30 % of skills carry exactly one
-//! defect, spread evenly over seven kinds.
+//! Modelled on the corpus in `docs/research/peers.md` §4, so figures compare with the peers
+//! measured there: each skill is `OUT/<name>/SKILL.md` plus 1–3 linked `references/*.md`, 1–2
+//! executable `scripts/*`, and for 30 % of skills `assets/template.md`. 30 % of skills carry
+//! exactly one defect, spread evenly over seven kinds.
 
 use std::fmt::Write as _;
 use std::io;
@@ -291,10 +291,11 @@ fn resources(dir: &Path, references: usize, scripts: usize, rng: &mut Rng) -> io
     Ok(())
 }
 
-/// A skill of about `bytes` bytes in `files` files, like research `peers.md` §4's big skill:
-/// SKILL.md, `references/index.md`, `scripts/run_0.py`, then files in 20 sub-folders with
-/// log-normal sizes; 60 % of the bytes are text (`.md .txt .py .json .csv`, words and numbers),
-/// 40 % random binary (`.png .bin .pdf .woff2`), which does not compress.
+/// A skill of about `bytes` bytes in `files` files, like the big skill of
+/// `docs/research/peers.md` §4: SKILL.md, `references/index.md`, `scripts/run_0.py`, then files
+/// in 20 sub-folders with log-normal sizes; 60 % of the bytes are text (`.md .txt .py .json
+/// .csv`, words and numbers), 40 % random binary (`.png .bin .pdf .woff2`), which does not
+/// compress.
 #[allow(
     clippy::cast_possible_truncation,
     clippy::cast_sign_loss,

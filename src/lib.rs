@@ -3,7 +3,7 @@
 //! The library does the work and returns values; only the command layer ([`commands`]) prints,
 //! through [`output`]. Data flows one way: [`skill`] finds and reads `SKILL.md` files (once),
 //! [`check`] turns them into diagnostics for the requested targets, and [`output`] reports them
-//! in the requested format. See `ARCHITECTURE.md` in the shared design notes.
+//! in the requested format. See `docs/architecture.md`.
 
 pub mod check;
 pub mod commands;

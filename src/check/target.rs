@@ -3,7 +3,7 @@
 //! A target decides which frontmatter keys are allowed, which limits apply and how the file is
 //! read. The same finding can be an error for one target and fine for another (`when_to_use` is
 //! honoured by Claude Code and rejected by claude.ai uploads), so rules ask the target rather
-//! than hard-coding a verdict. See ARCHITECTURE §3 and `research/`.
+//! than hard-coding a verdict. See `docs/architecture.md` §3 and `docs/research/`.
 
 use std::fmt;
 use std::str::FromStr;

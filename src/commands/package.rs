@@ -17,7 +17,7 @@ use crate::pack::extract::{self, Limits};
 use crate::pack::select::{self, PackFile};
 use crate::skill::{FileName, Skill};
 
-/// claude.ai's upload limit, uncompressed (research spec-and-refs §3.7).
+/// claude.ai's upload limit, uncompressed (`docs/research/spec-and-refs.md` §3.7).
 pub const CLAUDE_AI_MAX_BYTES: u64 = 30 * 1024 * 1024;
 
 /// Pack a skill into a reproducible `.skill` archive.
@@ -332,7 +332,7 @@ pub(crate) fn version(checked: &Checked) -> Option<String> {
         })
 }
 
-/// What claude.ai would refuse (research spec-and-refs §3.7).
+/// What claude.ai would refuse (`docs/research/spec-and-refs.md` §3.7).
 fn claude_ai_checks(
     targets: &[Target],
     files: &[PackFile],

@@ -1,5 +1,5 @@
 //! `.skill` archives: which files go in ([`select`]), the deterministic writer ([`archive`]),
-//! and safe extraction ([`extract`]). Format: ARCHITECTURE §5.
+//! and safe extraction ([`extract`]). Format: `docs/architecture.md` §5.
 
 pub mod archive;
 pub mod central;

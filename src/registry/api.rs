@@ -1,4 +1,4 @@
-//! The registry's wire types (ARCHITECTURE §6), shared by the server and the client.
+//! The registry's wire types (`docs/architecture.md` §6), shared by the server and the client.
 
 use serde::{Deserialize, Serialize};
 

@@ -1,5 +1,5 @@
-//! The registry client: the HTTP calls of ARCHITECTURE §6 (ureq, blocking: a CLI needs no async
-//! runtime), with the policy a command line needs on a real network.
+//! The registry client: the HTTP calls of `docs/architecture.md` §6 (ureq, blocking: a CLI
+//! needs no async runtime), with the policy a command line needs on a real network.
 //!
 //! - **Timeouts per phase, never in total.** Connecting gets [`Timeouts::connect`]; after that,
 //!   every wait for the registry's next bytes (the answer's headers, each read of a body, each

@@ -1,6 +1,7 @@
 //! The registry: wire types ([`api`]), storage ([`store`]), the server ([`server`], whose
 //! connections [`connections`] accepts and bounds), the client ([`client`]), the client's
-//! stored tokens ([`credentials`]) and the lockfile ([`lockfile`]). Protocol: ARCHITECTURE §6.
+//! stored tokens ([`credentials`]) and the lockfile ([`lockfile`]). Protocol:
+//! `docs/architecture.md` §6.
 
 pub mod api;
 pub mod client;

@@ -1,7 +1,8 @@
 //! Listings and activation payloads of the agents other than Claude Code: the reference
-//! validator's `to-prompt` (`research/spec-and-refs.md` §2.4), the agentskills.io client guide
-//! (§1.5), Codex and Gemini CLI as captured (`claude-code-captures.md` §11), and OpenCode,
-//! Copilot and Goose from their source (`rendering-and-marketplaces.md` A4).
+//! validator's `to-prompt` (`docs/research/spec-and-refs.md` §2.4), the agentskills.io client
+//! guide (§1.5), Codex and Gemini CLI as captured (`docs/research/claude-code-captures.md` §11),
+//! and OpenCode, Copilot and Goose from their source
+//! (`docs/research/rendering-and-marketplaces.md` A4).
 
 use std::fmt::Write as _;
 

@@ -1,6 +1,6 @@
 //! Claude Code's skill listing and skill invocation, as captured from 2.1.332 on the wire
-//! (`research/claude-code-captures.md`), and 2.1.88's rules from its source
-//! (`research/rendering-and-marketplaces.md` A2–A3).
+//! (`docs/research/claude-code-captures.md`), and 2.1.88's rules from its source
+//! (`docs/research/rendering-and-marketplaces.md` A2–A3).
 
 use std::collections::HashMap;
 use std::fmt::Write as _;

@@ -1,7 +1,7 @@
 //! Claude Code's skill listing, as far as lint needs it: the entry text of one skill, where the
 //! per-entry cap cuts it, its width, and what happens when a set of skills is over the budget.
-//! Ground truth: `research/claude-code-captures.md` §3–§5 (2.1.332) and
-//! `research/rendering-and-marketplaces.md` A2 (2.1.88). `preview` renders the same listing in
+//! Ground truth: `docs/research/claude-code-captures.md` §3–§5 (2.1.332) and
+//! `docs/research/rendering-and-marketplaces.md` A2 (2.1.88). `preview` renders the same listing in
 //! full.
 
 use unicode_general_category::{GeneralCategory, get_general_category};

@@ -2,8 +2,8 @@
 //!
 //! [`listing`] holds Claude Code's entry text, caps and budgets (shared with `lint`),
 //! [`claude_code`] the rest of Claude Code's rendering, [`agents`] the other agents'. All of it
-//! is ground-truthed against `research/claude-code-captures.md` and
-//! `research/rendering-and-marketplaces.md` A2–A4.
+//! is ground-truthed against `docs/research/claude-code-captures.md` and
+//! `docs/research/rendering-and-marketplaces.md` A2–A4.
 
 pub mod agents;
 pub mod claude_code;

@@ -3,7 +3,7 @@
 //! Values are read the way Claude Code 2.1.332 reads them (YAML 1.2 core schema; a number or
 //! boolean where text is expected is turned into text), and each one remembers that it was
 //! coerced, so a rule can still say "quote it" for agents that are stricter. Every value keeps
-//! the span of its key and of its value. Keys are in `research/rendering-and-marketplaces.md`
+//! the span of its key and of its value. Keys are in `docs/research/rendering-and-marketplaces.md`
 //! A1.1 (v2.1.88 parser) and A1.2 (the documented table for current versions).
 
 use std::ops::Range;

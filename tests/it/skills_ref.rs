@@ -2,7 +2,7 @@
 //!
 //! Every one of its 40 test cases (`skills-ref/tests/test_{validator,parser,prompt}.py` at
 //! agentskills/agentskills@69ef37e) and every row of the behaviour matrix in
-//! `research/spec-and-refs-behavior-matrix.txt`, with the verdict skills-ref 0.1.1 gives. The
+//! `docs/research/spec-and-refs-behavior-matrix.txt`, with the verdict skills-ref 0.1.1 gives. The
 //! table is checked against skillpkg here, and against the real reference by
 //! `skills_ref_agrees_with_the_table` (ignored unless `SKILLS_REF_BIN` names an `agentskills`
 //! binary; `.ci/run` installs one).
@@ -335,7 +335,7 @@ fn cases() -> Vec<Case> {
             fm("name: special-skill\ndescription: Use <foo> & <bar> tags\n"),
             true,
         ),
-        // The behaviour matrix, research/spec-and-refs-behavior-matrix.txt.
+        // The behaviour matrix, docs/research/spec-and-refs-behavior-matrix.txt.
         skill(
             "valid minimal",
             "my-skill",

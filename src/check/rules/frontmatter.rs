@@ -473,7 +473,8 @@ struct LineMap {
 
 /// Claude Code's second attempt at broken YAML: every top-level `key: value` line whose value
 /// contains `{}[]*&#!|>%@` or a backtick, or `: `, and is not already quoted, is rewritten as
-/// `key: "value"`, then parsed again (research A1.1). Spans of the result point into `source`.
+/// `key: "value"`, then parsed again (`docs/research/rendering-and-marketplaces.md` A1.1). Spans
+/// of the result point into `source`.
 fn claude_code_retry(source: &SourceText, region: &Region) -> Option<Yaml> {
     let original = &source.text()[region.yaml.clone()];
     let mut rewritten = String::with_capacity(original.len() + 16);
