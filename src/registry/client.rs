@@ -598,10 +598,13 @@ fn root_certs() -> Result<RootCerts, ClientError> {
     Ok(RootCerts::PlatformVerifier)
 }
 
+/// The largest certificate bundle read: the whole Mozilla root store is about 200 KB.
+const MAX_PEM_BYTES: u64 = 16 * 1024 * 1024;
+
 /// Every certificate in the PEM file at `path`, which `variable` named.
 fn pem_bundle(variable: &str, path: &Path) -> Result<RootCerts, ClientError> {
-    let bytes =
-        fs_err::read(path).map_err(|error| ClientError::Setup(format!("{variable}: {error}")))?;
+    let bytes = crate::fsx::read_capped(path, MAX_PEM_BYTES)
+        .map_err(|error| ClientError::Setup(format!("{variable}: {error}")))?;
     let mut certificates = Vec::new();
     for item in ureq::tls::parse_pem(&bytes) {
         match item {

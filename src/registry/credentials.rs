@@ -7,7 +7,6 @@
 //! FIFO or `/dev/zero` in its place cannot hang or exhaust a command. The folder is created
 //! 0700 and the file written 0600: nobody else on the machine reads the tokens.
 
-use std::io::Read as _;
 use std::path::{Path, PathBuf};
 
 /// Where skillpkg stores tokens, and how they are read.
@@ -120,26 +119,23 @@ pub fn store_token(registry: &str, token: &str) -> Result<PathBuf, CredentialsEr
 
 /// The file's table of tokens, `None` when there is no file.
 fn read(path: &Path) -> Result<Option<toml::Table>, CredentialsError> {
-    // Checked before opening, because opening a FIFO for reading blocks until a writer comes.
-    match fs_err::metadata(path) {
-        Ok(metadata) if !metadata.is_file() => {
-            return Err(CredentialsError::NotAFile {
-                path: path.to_path_buf(),
-            });
+    // Opened without blocking and checked on the open handle, so that a FIFO swapped in after a
+    // check cannot hang the read, and never read past the cap.
+    let bytes = match crate::fsx::read_capped(path, MAX_BYTES) {
+        Ok(bytes) => bytes,
+        Err(error) => {
+            return match error.kind() {
+                std::io::ErrorKind::NotFound => Ok(None),
+                std::io::ErrorKind::InvalidInput => Err(CredentialsError::NotAFile {
+                    path: path.to_path_buf(),
+                }),
+                std::io::ErrorKind::FileTooLarge => Err(CredentialsError::TooLarge {
+                    path: path.to_path_buf(),
+                }),
+                _ => Err(CredentialsError::Io(error)),
+            };
         }
-        Ok(_) => {}
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(error) => return Err(CredentialsError::Io(error)),
-    }
-    let mut bytes = Vec::new();
-    fs_err::File::open(path)
-        .and_then(|file| file.take(MAX_BYTES + 1).read_to_end(&mut bytes))
-        .map_err(CredentialsError::Io)?;
-    if bytes.len() as u64 > MAX_BYTES {
-        return Err(CredentialsError::TooLarge {
-            path: path.to_path_buf(),
-        });
-    }
+    };
     let broken = |message: String| CredentialsError::Broken {
         path: path.to_path_buf(),
         message,

@@ -614,6 +614,19 @@ fn https_with_a_private_certificate_authority() {
         stderr.contains("SKILLPKG_CA_FILE") && stderr.contains("holds no certificate"),
         "{stderr}"
     );
+    // A CA setting naming a device is refused at once, not read until memory runs out.
+    let (code, _, stderr, _) = run_within(
+        https(
+            &["info", "secure"],
+            Some(("SKILLPKG_CA_FILE", std::path::Path::new("/dev/zero"))),
+        ),
+        BOUND,
+    );
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("SKILLPKG_CA_FILE") && stderr.contains("not a regular file"),
+        "{stderr}"
+    );
     // Plain http never reads it: a stale CA setting does not break a local registry.
     let mut plain = https(
         &["info", "secure"],
@@ -747,4 +760,17 @@ fn a_credentials_file_that_cannot_be_read_is_reported_not_taken_for_no_token() {
         );
         assert!(!stderr.contains("no token"), "{stderr}");
     }
+    // A FIFO in its place is refused without waiting for a writer.
+    fs_err::remove_dir(&path).unwrap();
+    let status = std::process::Command::new("mkfifo")
+        .arg(&path)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let (code, _, stderr, _) = run_within(publish(), BOUND);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains(&path.display().to_string()) && stderr.contains("is not a regular file"),
+        "{stderr}"
+    );
 }
