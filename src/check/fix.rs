@@ -231,18 +231,16 @@ fn fix_pass<T>(
         } else {
             MAX_FIX_ROUNDS
         };
-        let mut fixable: Vec<&Diagnostic> = match allow_unsafe {
-            Some(allow_unsafe) if rounds < limit => checked
-                .diagnostics
-                .iter()
-                .filter(|d| {
-                    d.fix
-                        .as_ref()
-                        .is_some_and(|fix| allow_unsafe || fix.applicability == Applicability::Safe)
-                        && !refused.contains(&finding_key(d))
-                })
-                .collect(),
-            _ => Vec::new(),
+        // A finding this pass may still fix: its fix is allowed and has not been refused.
+        let wanted = |d: &Diagnostic| {
+            d.fix.as_ref().is_some_and(|fix| {
+                allow_unsafe == Some(true) || fix.applicability == Applicability::Safe
+            }) && !refused.contains(&finding_key(d))
+        };
+        let mut fixable: Vec<&Diagnostic> = if allow_unsafe.is_some() && rounds < limit {
+            checked.diagnostics.iter().filter(|d| wanted(d)).collect()
+        } else {
+            Vec::new()
         };
         if one_at_a_time {
             fixable.truncate(1);
@@ -274,11 +272,7 @@ fn fix_pass<T>(
             _ => {
                 let exhausted = allow_unsafe.is_some()
                     && rounds >= limit
-                    && checked.diagnostics.iter().any(|d| {
-                        d.fix.as_ref().is_some_and(|fix| {
-                            allow_unsafe == Some(true) || fix.applicability == Applicability::Safe
-                        }) && !refused.contains(&finding_key(d))
-                    });
+                    && checked.diagnostics.iter().any(wanted);
                 let fixing = Fixing {
                     bytes: current,
                     fixed,

@@ -163,9 +163,20 @@ impl From<AuditError> for ExtractError {
 }
 
 impl ExtractError {
-    /// Whether the archive is at fault (refuse it), rather than the machine (report a failure).
+    /// Whether the archive is at fault (refuse it), rather than the machine (report a failure):
+    /// what the decompressor says about corrupt or truncated data is about the archive; a full
+    /// disk, a quota or a file-size limit is not, and the same archive may unpack later.
     pub fn is_refusal(&self) -> bool {
-        !matches!(self, Self::Io(_) | Self::Interrupted)
+        match self {
+            Self::Io(error) => matches!(
+                error.kind(),
+                io::ErrorKind::InvalidData
+                    | io::ErrorKind::InvalidInput
+                    | io::ErrorKind::UnexpectedEof
+            ),
+            Self::Interrupted => false,
+            _ => true,
+        }
     }
 }
 

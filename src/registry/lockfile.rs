@@ -159,7 +159,7 @@ impl Locked {
                     .into(),
             );
         }
-        if self.version.len() > 64 || semver::Version::parse(&self.version).is_err() {
+        if super::api::parse_version(&self.version).is_err() {
             return Err(format!(
                 "`version` {:?} is not a semantic version",
                 self.version

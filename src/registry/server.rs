@@ -670,23 +670,17 @@ async fn receive(mut body: Body, path: &Path, limit: u64) -> Result<(u64, String
 /// full disk, a quota, a file-size limit) is the registry's (5xx), and must not read as a
 /// verdict on the archive: the same publish may succeed later.
 fn extraction_failure(error: ExtractError) -> Failure {
-    match error {
-        // What the decompressor says about corrupt or truncated data is about the archive.
-        ExtractError::Io(error)
-            if !matches!(
-                error.kind(),
-                io::ErrorKind::InvalidData
-                    | io::ErrorKind::InvalidInput
-                    | io::ErrorKind::UnexpectedEof
-            ) =>
-        {
-            server_io_failure("unpack the archive to check it", &error)
-        }
-        error => fail(
+    if error.is_refusal() {
+        return fail(
             StatusCode::UNPROCESSABLE_ENTITY,
             format!("the archive was refused: {error}"),
-        ),
+        );
     }
+    let error = match error {
+        ExtractError::Io(error) => error,
+        other => io::Error::other(other.to_string()),
+    };
+    server_io_failure("unpack the archive to check it", &error)
 }
 
 /// A 5xx for an I/O error on the registry's own disk: 507 when it is out of space, else 500.
