@@ -291,9 +291,24 @@ fn check_unpackable(files: &[PackFile], root: &Path) -> Result<(), SelectError> 
     }
     let mut seen: std::collections::HashMap<String, &str> =
         std::collections::HashMap::with_capacity(files.len());
+    // Every folder a file lies in, by its lower-case path: a file `A` beside a folder `a/` is one
+    // name twice on a case-insensitive file system, and unpack refuses it.
+    let mut folders: std::collections::HashMap<String, &str> = std::collections::HashMap::new();
     for file in files {
         if let Some(first) = seen.insert(file.path.to_lowercase(), &file.path) {
             return Err(SelectError::CaseClash(first.to_owned(), file.path.clone()));
+        }
+        for (end, _) in file.path.match_indices('/') {
+            let folder = &file.path[..end];
+            folders.entry(folder.to_lowercase()).or_insert(folder);
+        }
+    }
+    for file in files {
+        if let Some(folder) = folders.get(&file.path.to_lowercase()) {
+            return Err(SelectError::CaseClash(
+                file.path.clone(),
+                (*folder).to_owned(),
+            ));
         }
     }
     if files.iter().any(|file| file.path == "SKILL.md") {

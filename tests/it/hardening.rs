@@ -365,6 +365,11 @@ fn package_refuses_what_unpack_would_refuse() {
             "differ only in case",
         ),
         (
+            "file-and-folder",
+            &[("Notes", "a file"), ("notes/a.md", "in a folder")],
+            "`Notes` and `notes` differ only in case",
+        ),
+        (
             "backslash",
             &[("a\\b.md", "x")],
             "has a backslash in its name",
