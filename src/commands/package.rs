@@ -117,6 +117,24 @@ pub fn run(args: PackageArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
         return Ok(ExitStatus::Failure);
     }
 
+    // A name the spec allows (`café`) may still be one no archive can carry: unpack, the
+    // registry and Windows refuse it as a folder name.
+    if !crate::pack::valid_skill_name(&name) {
+        let mut err = printer.stderr();
+        print_error(
+            &mut err,
+            &format!(
+                "`{name}` cannot name the skill's folder in an archive: unpack and registries \
+                 accept lowercase ASCII letters, digits and single hyphens, and no name Windows \
+                 reserves for a device (`con`, `nul`, `com1`); nothing was packed",
+                name = name.escape_debug()
+            ),
+            &["rename the skill (its folder and its `name`), then package again"],
+        )?;
+        err.flush()?;
+        return Ok(ExitStatus::Failure);
+    }
+
     // 2. Select the files, never the archive itself.
     let output = args.output.clone().unwrap_or_else(|| {
         let file = match version(&checked) {

@@ -391,6 +391,24 @@ fn package_refuses_what_unpack_would_refuse() {
         assert!(stderr.contains(expected), "{name}: {stderr}");
         assert!(!context.root().join(&output).exists(), "{name}");
     }
+    // A name the spec allows but no archive's folder can carry.
+    for name in ["café", "con"] {
+        context.write(
+            &format!("{name}/SKILL.md"),
+            SKILL.replace("name: s", &format!("name: {name}")),
+        );
+        let (code, _, stderr) = run(context.command(&["validate", name]));
+        assert_eq!(code, 0, "{name}: {stderr}");
+        let (code, _, stderr) = run(context.command(&["package", name, "-o", "out/named.skill"]));
+        assert_eq!(code, 1, "{name}: {stderr}");
+        assert!(
+            stderr.contains(&format!(
+                "`{name}` cannot name the skill's folder in an archive"
+            )),
+            "{name}: {stderr}"
+        );
+        assert!(!context.root().join("out/named.skill").exists(), "{name}");
+    }
     // A highly compressible skill that unpack would take for a bomb is refused too.
     context.write("zeros/SKILL.md", SKILL.replace("name: s", "name: zeros"));
     context.write("zeros/data.bin", vec![0u8; 40 * 1024 * 1024]);
