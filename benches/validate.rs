@@ -222,7 +222,7 @@ fn main() {
 /// Building the listing itself, in process, once the skills are read: the preview issue's
 /// target is 10,000 skills in under 200 ms.
 fn index_in_process(corpus: &Path, runs: usize) {
-    use skillpkg::check::target::Target;
+    use skillpkg::agent::Target;
     use skillpkg::render::claude_code::{self, IndexOptions, Model, Version};
     use skillpkg::render::view::{Scope, SkillView};
 
@@ -249,8 +249,8 @@ fn index_in_process(corpus: &Path, runs: usize) {
             model: model.clone(),
             budget_fraction: 0.01,
             budget: None,
-            reserve: skillpkg::render::listing::BUNDLED_RESERVE,
-            max_desc_chars: skillpkg::render::listing::CAP_CURRENT,
+            reserve: skillpkg::agent::claude_code::listing::BUNDLED_RESERVE,
+            max_desc_chars: skillpkg::agent::claude_code::listing::CAP_CURRENT,
             usage: std::collections::HashMap::new(),
             now: 0.0,
             overrides: std::collections::HashMap::new(),

@@ -8,9 +8,9 @@
 use std::io::Cursor;
 use std::path::{Component, Path, PathBuf};
 
+use skillpkg::agent::Target;
 use skillpkg::check::fix::fix_until_stable;
 use skillpkg::check::lint::{self, Bundle};
-use skillpkg::check::target::Target;
 use skillpkg::check::{Checked, check_set, check_skill};
 use skillpkg::output::{self, Format, Report};
 use skillpkg::pack::archive::folder_digest;
@@ -43,7 +43,7 @@ pub fn skill_md(bytes: &[u8]) {
                 session_id: "session".into(),
                 project_dir: "/project".into(),
                 effort: "medium".into(),
-                exec: false,
+                exec: None,
             };
             let _ = claude_code::invoke(&view, &options);
         }

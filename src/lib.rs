@@ -5,6 +5,7 @@
 //! [`check`] turns them into diagnostics for the requested targets, and [`output`] reports them
 //! in the requested format. See `docs/architecture.md`.
 
+pub mod agent;
 pub mod check;
 pub mod commands;
 pub mod fsx;

@@ -5,7 +5,7 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use clap::Parser;
-use skillpkg::commands::{self, Cli, ExitStatus, UserError};
+use skillpkg::commands::{self, Cli, ErrorKind, Refusal, UserError};
 use skillpkg::output;
 
 fn main() -> ExitCode {
@@ -20,7 +20,7 @@ fn main() -> ExitCode {
         Err(error) if is_broken_pipe(&error) => ExitCode::SUCCESS,
         Err(error) => {
             report(&error);
-            ExitCode::from(ExitStatus::Error.code())
+            ExitCode::from(ErrorKind::of(&error).exit_status().code())
         }
     }
 }
@@ -37,7 +37,13 @@ fn is_broken_pipe(error: &anyhow::Error) -> bool {
 fn report(error: &anyhow::Error) {
     let hints: Vec<&str> = error
         .downcast_ref::<UserError>()
-        .map(|user| user.hints.iter().map(String::as_str).collect())
+        .map(|user| &user.hints)
+        .or_else(|| {
+            error
+                .downcast_ref::<Refusal>()
+                .map(|refusal| &refusal.hints)
+        })
+        .map(|hints| hints.iter().map(String::as_str).collect())
         .unwrap_or_default();
     let mut err = anstream::stderr().lock();
     let _ = output::print_error(&mut err, &format!("{error:#}"), &hints);

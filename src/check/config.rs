@@ -26,11 +26,11 @@ use std::sync::{Arc, Mutex};
 use serde::Deserialize;
 
 use super::rule::{self, Rule};
-use super::target::Target;
+use crate::agent::Target;
 use crate::skill::text::SourceText;
 
 /// The configuration file's name.
-pub const FILE_NAME: &str = "skillpkg.toml";
+pub const FILE_NAME: &str = crate::skill::discover::CONFIG_FILE;
 
 /// The largest `skillpkg.toml` read; a real one is a few hundred bytes.
 const MAX_CONFIG_BYTES: u64 = 1024 * 1024;

@@ -4,7 +4,7 @@ use std::ops::Range;
 
 use super::fix::Fix;
 use super::rule::{Rule, Severity};
-use super::target::Target;
+use crate::agent::Target;
 use crate::skill::text::{Position, SourceText};
 
 /// Another place in the same file that explains a finding ("first defined here").

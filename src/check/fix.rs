@@ -345,9 +345,9 @@ mod tests {
         assert_eq!((out.as_slice(), applied), (b"aXeZ".as_slice(), vec![0, 2]));
     }
 
+    use crate::agent::Target;
     use crate::check::check_skill;
     use crate::check::rule::AMBIGUOUS_SCALAR;
-    use crate::check::target::Target;
     use crate::skill::Skill;
 
     /// Runs the fix loop over `original` with skillpkg's own rules plus one extra finding per

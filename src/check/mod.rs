@@ -10,13 +10,12 @@ pub mod fix;
 pub mod lint;
 pub mod rule;
 pub mod rules;
-pub mod target;
 
 use std::collections::HashMap;
 
+use crate::agent::Target;
 use diagnostic::Diagnostic;
 use rule::Severity;
-use target::Target;
 
 use crate::skill::Skill;
 

@@ -10,20 +10,16 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
 
-use super::{ExitStatus, UserError};
+use super::{ExitStatus, Refusal, UserError};
+use crate::agent::{DEFAULT_TARGETS, Family, Target};
 use crate::check::config::ConfigFinder;
+use crate::check::lint::PLACEHOLDER_DESCRIPTION;
 use crate::check::rules::name::{check_name_text, suggest_name};
-use crate::check::target::{DEFAULT_TARGETS, Family, Target};
 use crate::check::{Checked, check_skill};
 use crate::fsx::{set_mode, sync_folder};
-use crate::output::{self, Format, Printer, Report, print_error};
+use crate::output::{self, Format, Printer, Report};
 use crate::scaffold::{self, DEFAULT_TEMPLATE, File, Resource, Template, Values};
 use crate::skill::Skill;
-
-/// The description written when none is given and there is no terminal to ask on. `validate`
-/// accepts it; `lint` reports it, so it cannot be published by accident.
-pub const PLACEHOLDER_DESCRIPTION: &str = "TODO: say what this skill does and when to use it, \
-for example: Converts X to Y. Use when the user asks to convert X.";
 
 /// Create a new skill from a template.
 ///
@@ -134,11 +130,7 @@ pub fn run(args: InitArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
         None => occupied(&destination, &shown)?,
     };
     if let Some(refusal) = refusal {
-        let mut err = printer.stderr();
-        let hints: Vec<&str> = refusal.hints.iter().map(String::as_str).collect();
-        print_error(&mut err, &refusal.message, &hints)?;
-        err.flush()?;
-        return Ok(ExitStatus::Failure);
+        return Err(refusal.into());
     }
 
     let license = license
@@ -162,9 +154,7 @@ pub fn run(args: InitArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
         resources,
     };
     let files = scaffold::render(template, &values)?;
-    if !passes_validation(&files, &shown, &name, &targets, cwd, printer)? {
-        return Ok(ExitStatus::Failure);
-    }
+    passes_validation(&files, &shown, &name, &targets, cwd, printer)?;
 
     write_skill(&parent, &destination, &name, &files)
         .with_context(|| format!("cannot create `{}`", shown.display()))?;
@@ -232,7 +222,7 @@ fn gather_description(
 }
 
 /// Checks the generated SKILL.md for `targets` before anything is written, printing any
-/// findings; `false` when it has errors.
+/// findings; a refusal when it has errors.
 fn passes_validation(
     files: &[File],
     shown: &Path,
@@ -240,7 +230,7 @@ fn passes_validation(
     targets: &[Target],
     cwd: PathBuf,
     printer: Printer,
-) -> anyhow::Result<bool> {
+) -> anyhow::Result<()> {
     let skill_md = files
         .iter()
         .find(|file| file.path == "SKILL.md")
@@ -252,7 +242,7 @@ fn passes_validation(
     );
     let checked = [check_skill(skill, targets)];
     if checked[0].diagnostics.is_empty() {
-        return Ok(true);
+        return Ok(());
     }
     let report = Report {
         checked: &checked,
@@ -261,16 +251,13 @@ fn passes_validation(
     };
     output::print(Format::Human, &report, printer)?;
     if checked.iter().all(Checked::is_valid) {
-        return Ok(true);
+        return Ok(());
     }
-    let mut err = printer.stderr();
-    print_error(
-        &mut err,
+    Err(Refusal::new(
         "the new skill would not pass `skillpkg validate`; nothing was created",
         &["change the description or license the messages above point at"],
-    )?;
-    err.flush()?;
-    Ok(false)
+    )
+    .into())
 }
 
 /// `skillpkg init --list`: one line per template.
@@ -299,9 +286,9 @@ fn list_templates(out: &mut dyn Write) -> io::Result<()> {
 }
 
 /// Why `name` cannot be a skill's name, for the spec and for each target; `None` when it can.
-fn check_name(name: &str, targets: &[Target]) -> Option<UserError> {
+fn check_name(name: &str, targets: &[Target]) -> Option<Refusal> {
     if name.trim().is_empty() {
-        return Some(UserError {
+        return Some(Refusal {
             message: "the skill name is empty".into(),
             hints: vec!["try `skillpkg init my-skill`".into()],
         });
@@ -342,7 +329,7 @@ fn check_name(name: &str, targets: &[Target]) -> Option<UserError> {
         .iter()
         .map(|reason| format!("\n  - {reason}"))
         .collect();
-    Some(UserError {
+    Some(Refusal {
         message: format!("`{name}` is not a valid skill name:{}", listed.concat()),
         hints,
     })
@@ -367,7 +354,7 @@ fn scaffold_suggestion(name: &str, target: Target) -> String {
 }
 
 /// Refuses a destination that exists and is not an empty folder.
-fn occupied(destination: &Path, shown: &Path) -> anyhow::Result<Option<UserError>> {
+fn occupied(destination: &Path, shown: &Path) -> anyhow::Result<Option<Refusal>> {
     let metadata = match fs_err::symlink_metadata(destination) {
         Ok(metadata) => metadata,
         Err(error) if error.kind() == io::ErrorKind::NotFound => return Ok(None),
@@ -387,7 +374,7 @@ fn occupied(destination: &Path, shown: &Path) -> anyhow::Result<Option<UserError
             shown.display()
         )
     };
-    Ok(Some(UserError {
+    Ok(Some(Refusal {
         message,
         hints: vec![
             "choose another name, or pass --path to create the skill somewhere else".into(),

@@ -9,12 +9,12 @@ use std::sync::Arc;
 use anyhow::Context as _;
 
 use super::{ExitStatus, UserError};
+use crate::agent::{DEFAULT_TARGETS, Target};
 use crate::check::config::{Config, ConfigFinder, Level, Selector, lexical_absolute};
 use crate::check::diagnostic::Diagnostic;
 use crate::check::fix;
 use crate::check::lint::{self, Bundle, set, suppress::Suppressions};
 use crate::check::rule::{self, AMBIGUOUS_SCALAR, Kind, Rule, Severity};
-use crate::check::target::{DEFAULT_TARGETS, Target};
 use crate::check::{Checked, check_set, check_skill};
 use crate::fsx;
 use crate::output::{self, Format, Printer, Report, plural, print_error};

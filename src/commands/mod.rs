@@ -88,12 +88,79 @@ impl ExitStatus {
     }
 }
 
-/// An error the user can fix, with hints on how.
+/// An error the user can fix, with hints on how: a usage or setup error (exit 2).
 #[derive(Debug, thiserror::Error)]
 #[error("{message}")]
 pub struct UserError {
     pub message: String,
     pub hints: Vec<String>,
+}
+
+/// The thing checked or asked for was refused (exit 1): a skill with errors, an archive unpack
+/// would refuse, a registry that says no (not an owner, no such skill, the version exists).
+/// Whatever explains it (a report of diagnostics) is printed before it.
+#[derive(Debug, thiserror::Error)]
+#[error("{message}")]
+pub struct Refusal {
+    pub message: String,
+    pub hints: Vec<String>,
+}
+
+impl Refusal {
+    pub fn new(message: impl Into<String>, hints: &[&str]) -> Self {
+        Self {
+            message: message.into(),
+            hints: hints.iter().map(|&hint| hint.to_owned()).collect(),
+        }
+    }
+}
+
+/// What kind of failure ended a command, which decides its exit code.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ErrorKind {
+    /// The checked thing is invalid or the operation was refused: exit 1.
+    Refused,
+    /// The command line, the configuration or the credentials are wrong: exit 2.
+    Usage,
+    /// Reading, writing or the network failed: exit 2.
+    Io,
+    /// Anything else, a bug included: exit 2.
+    Internal,
+}
+
+impl ErrorKind {
+    /// The kind of `error`, from the first cause in its chain that says.
+    pub fn of(error: &anyhow::Error) -> Self {
+        for cause in error.chain() {
+            if cause.is::<Refusal>() {
+                return Self::Refused;
+            }
+            if cause.is::<UserError>() {
+                return Self::Usage;
+            }
+            if let Some(client) = cause.downcast_ref::<crate::registry::client::ClientError>() {
+                use crate::registry::client::ClientError;
+                return match client {
+                    _ if client.is_refusal() => Self::Refused,
+                    ClientError::Setup(_)
+                    | ClientError::PlainHttpToken { .. }
+                    | ClientError::Status { status: 401, .. } => Self::Usage,
+                    _ => Self::Io,
+                };
+            }
+            if cause.is::<std::io::Error>() {
+                return Self::Io;
+            }
+        }
+        Self::Internal
+    }
+
+    pub fn exit_status(self) -> ExitStatus {
+        match self {
+            Self::Refused => ExitStatus::Failure,
+            Self::Usage | Self::Io | Self::Internal => ExitStatus::Error,
+        }
+    }
 }
 
 /// Runs the command line.

@@ -5,20 +5,17 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
 
-use super::{ExitStatus, UserError};
+use super::{ExitStatus, Refusal, UserError};
+use crate::agent::claude_ai::MAX_UPLOAD_BYTES as CLAUDE_AI_MAX_BYTES;
+use crate::agent::{DEFAULT_TARGETS, Target};
 use crate::check::config::ConfigFinder;
 use crate::check::rule::Kind;
-use crate::check::target::{DEFAULT_TARGETS, Target};
-use crate::check::{Checked, check_skill};
-use crate::fsx;
-use crate::output::{self, Format, Printer, Report, print_error};
+use crate::output::{self, Format, Printer, Report};
 use crate::pack::archive;
-use crate::pack::extract::{self, Limits};
-use crate::pack::select::{self, PackFile};
-use crate::skill::{FileName, Skill};
-
-/// claude.ai's upload limit, uncompressed (`docs/research/spec-and-refs.md` §3.7).
-pub const CLAUDE_AI_MAX_BYTES: u64 = 30 * 1024 * 1024;
+use crate::pack::build::{self, BuildError};
+use crate::pack::extract;
+use crate::pack::select::PackFile;
+use crate::skill::Skill;
 
 /// Pack a skill into a reproducible `.skill` archive.
 ///
@@ -98,73 +95,23 @@ pub fn run(args: PackageArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
     let (dir, skill, targets) = locate(&args, &cwd)?;
 
     // 1. Validate: a skill that does not load is never packed.
-    let checked = check_skill(skill, &targets);
-    let name = skill_name(&checked);
-    if !checked.is_valid() {
-        let report = Report {
-            checked: std::slice::from_ref(&checked),
-            root: output::repo_root(&cwd),
-            kind: Kind::Validate,
-        };
-        output::print(Format::Human, &report, printer)?;
-        let mut err = printer.stderr();
-        print_error(
-            &mut err,
-            "the skill has errors; nothing was packed",
-            &["fix them, then package again"],
-        )?;
-        err.flush()?;
-        return Ok(ExitStatus::Failure);
-    }
-
-    // A name the spec allows (`café`) may still be one no archive can carry: unpack, the
-    // registry and Windows refuse it as a folder name.
-    if !crate::pack::valid_skill_name(&name) {
-        let mut err = printer.stderr();
-        print_error(
-            &mut err,
-            &format!(
-                "`{name}` cannot name the skill's folder in an archive: unpack and registries \
-                 accept lowercase ASCII letters, digits and single hyphens, and no name Windows \
-                 reserves for a device (`con`, `nul`, `com1`); nothing was packed",
-                name = name.escape_debug()
-            ),
-            &["rename the skill (its folder and its `name`), then package again"],
-        )?;
-        err.flush()?;
-        return Ok(ExitStatus::Failure);
-    }
+    let validated = build::validate(skill, &targets)
+        .map_err(|error| refused(error, &cwd, printer, "package"))?;
+    let name = &validated.name;
 
     // 2. Select the files, never the archive itself.
     let output = args.output.clone().unwrap_or_else(|| {
-        let file = match version(&checked) {
+        let file = match &validated.version {
             Some(version) => format!("{name}-{version}.skill"),
             None => format!("{name}.skill"),
         };
         PathBuf::from("dist").join(file)
     });
-    let files = match select::select_except(&dir, Some(&output)) {
-        Ok(files) => files,
-        Err(error) => {
-            let mut err = printer.stderr();
-            print_error(&mut err, &error.to_string(), &[error.hint()])?;
-            err.flush()?;
-            return Ok(ExitStatus::Failure);
-        }
-    };
-    let total: u64 = files.iter().map(|file| file.size).sum();
-    if let Some(refusal) = claude_ai_checks(&targets, &files, total, args.max_size) {
-        let mut err = printer.stderr();
-        print_error(
-            &mut err,
-            &refusal,
-            &["claude.ai and the Skills API would refuse the upload"],
-        )?;
-        err.flush()?;
-        return Ok(ExitStatus::Failure);
-    }
+    let selection = build::select(&dir, Some(&output), &targets, args.max_size)
+        .map_err(|error| refused(error, &cwd, printer, "package"))?;
+    let (files, total) = (&selection.files, selection.total);
     if args.list {
-        print_list(&files, total, printer)?;
+        print_list(files, total, printer)?;
         return Ok(ExitStatus::Success);
     }
 
@@ -173,18 +120,8 @@ pub fn run(args: PackageArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
         Layout::Folder => format!("{name}/"),
         Layout::Flat => String::new(),
     };
-    let summary = match write_archive(&output, &prefix, &files, total) {
-        Ok(summary) => summary,
-        Err(error) => match error.downcast::<Unpackable>() {
-            Ok(refused) => {
-                let mut err = printer.stderr();
-                print_error(&mut err, &refused.to_string(), &[Unpackable::HINT])?;
-                err.flush()?;
-                return Ok(ExitStatus::Failure);
-            }
-            Err(error) => return Err(error),
-        },
-    };
+    let summary = write_with_progress(&output, &prefix, &selection)
+        .map_err(|error| refused(error, &cwd, printer, "package"))?;
 
     let mut out = printer.stdout();
     writeln!(out, "{}", output.display())?;
@@ -203,59 +140,6 @@ pub fn run(args: PackageArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
     )?;
     err.flush()?;
     Ok(ExitStatus::Success)
-}
-
-/// An archive that was written but would be refused when unpacked; nothing was kept.
-#[derive(Debug, thiserror::Error)]
-#[error("the archive would be refused when unpacked: {0}")]
-pub(crate) struct Unpackable(extract::ExtractError);
-
-impl Unpackable {
-    pub(crate) const HINT: &str = "move large, highly compressible files (data, logs) out of the skill, or add them to .skillignore";
-}
-
-/// Writes the archive to a temporary file beside `output` and renames it into place, unless
-/// unpacking it would be refused ([`Unpackable`]).
-pub(crate) fn write_archive(
-    output: &Path,
-    prefix: &str,
-    files: &[PackFile],
-    total: u64,
-) -> anyhow::Result<archive::Summary> {
-    let folder = fsx::parent_or_dot(output);
-    fs_err::create_dir_all(folder)?;
-    let mut temp = tempfile::Builder::new()
-        .prefix(".skillpkg-package-")
-        .tempfile_in(folder)
-        .with_context(|| format!("cannot write in {}", folder.display()))?;
-    // Ctrl-C removes the half-written archive.
-    let cleanup = crate::interrupt::Cleanup::register(temp.path());
-    let threads = std::thread::available_parallelism().map_or(2, usize::from);
-    let bar = progress_bar(total);
-    let summary = {
-        let writer = std::io::BufWriter::with_capacity(256 * 1024, temp.as_file_mut());
-        let report = |done: u64| {
-            if let Some(bar) = &bar {
-                bar.set_position(done);
-            }
-        };
-        archive::write(writer, prefix, files, threads, &report)?
-    };
-    if let Some(bar) = bar {
-        bar.finish_and_clear();
-    }
-    // Never write an archive that unpack, install or a registry would refuse as a bomb.
-    Limits::default()
-        .admit(summary.bytes, total, files.len())
-        .map_err(Unpackable)?;
-    temp.as_file().sync_all()?;
-    fsx::set_mode(temp.path(), 0o644)?;
-    cleanup
-        .commit(|| temp.persist(output))
-        .ok_or_else(|| anyhow::anyhow!("interrupted"))?
-        .with_context(|| format!("cannot write {}", output.display()))?;
-
-    Ok(summary)
 }
 
 /// The skill folder, its SKILL.md read, and its targets (the command line's, else
@@ -303,92 +187,6 @@ pub(crate) fn locate(
     };
 
     Ok((dir, skill, targets))
-}
-
-/// The name the archive is known by: the valid frontmatter name, else the folder's.
-pub(crate) fn skill_name(checked: &Checked) -> String {
-    checked
-        .skill
-        .reading()
-        .and_then(|reading| reading.doc.as_ref())
-        .and_then(|doc| doc.name.as_ref())
-        .and_then(|field| field.value.as_ref().ok())
-        .map(|name| name.trim().to_owned())
-        .filter(|name| !name.is_empty() && !name.contains(['/', '\\']))
-        .unwrap_or_else(|| checked.skill.dir_name.clone())
-}
-
-/// `metadata.version`, else `version`.
-pub(crate) fn version(checked: &Checked) -> Option<String> {
-    let reading = checked.skill.reading()?;
-    let doc = reading.doc.as_ref()?;
-    let yaml = reading.yaml.as_ref()?.as_ref().ok()?;
-    let from_metadata = doc
-        .metadata
-        .as_ref()
-        .and_then(|field| field.value.as_ref().ok())
-        .and_then(|entries| {
-            entries
-                .iter()
-                .find(|entry| entry.key.value == "version")
-                .and_then(|entry| yaml.scalar(entry.value))
-                .map(|scalar| scalar.value.clone())
-        });
-    from_metadata
-        .or_else(|| {
-            doc.version
-                .as_ref()
-                .and_then(|field| field.value.as_ref().ok())
-                .cloned()
-        })
-        .map(|version| version.trim().to_owned())
-        .filter(|version| {
-            !version.is_empty()
-                && version
-                    .chars()
-                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '+' | '_'))
-        })
-}
-
-/// What claude.ai would refuse (`docs/research/spec-and-refs.md` §3.7).
-fn claude_ai_checks(
-    targets: &[Target],
-    files: &[PackFile],
-    total: u64,
-    max: u64,
-) -> Option<String> {
-    if !targets.contains(&Target::ClaudeAi) {
-        return None;
-    }
-    if total > max {
-        return Some(format!(
-            "the skill is {total} bytes unpacked; claude.ai accepts at most {max}"
-        ));
-    }
-    let nested: Vec<&str> = files
-        .iter()
-        .filter(|file| {
-            file.path.contains('/')
-                && FileName::classify(std::ffi::OsStr::new(
-                    file.path.rsplit('/').next().unwrap_or_default(),
-                ))
-                .is_some()
-        })
-        .map(|file| file.path.as_str())
-        .collect();
-    if !nested.is_empty() {
-        return Some(format!(
-            "the archive would hold more than one SKILL.md ({}); claude.ai requires exactly one",
-            nested.join(", ")
-        ));
-    }
-    if files
-        .iter()
-        .any(|file| file.path == ".claude-plugin/plugin.json")
-    {
-        return Some("the skill holds `.claude-plugin/plugin.json`; claude.ai refuses plugin manifests in a skill".into());
-    }
-    None
 }
 
 fn print_list(files: &[PackFile], total: u64, printer: Printer) -> anyhow::Result<()> {
@@ -460,24 +258,75 @@ pub fn unpack(args: UnpackArgs, printer: Printer) -> anyhow::Result<ExitStatus> 
             Ok(ExitStatus::Success)
         }
         Err(extract::ExtractError::Interrupted) => Ok(ExitStatus::Error),
-        Err(extract::ExtractError::Io(error)) => {
-            Err(anyhow::Error::new(error).context(format!("cannot unpack {}", args.file.display())))
-        }
-        Err(error) => {
-            let mut err = printer.stderr();
+        Err(error) if error.is_refusal() => {
             let hint = match &error {
                 extract::ExtractError::Exists(_) => {
                     "pass --force to replace it, or --dir to unpack elsewhere"
                 }
                 _ => "nothing was written; ask the archive's author for a clean one",
             };
-            print_error(
-                &mut err,
-                &format!("{}: {error}", args.file.display()),
-                &[hint],
-            )?;
-            err.flush()?;
-            Ok(ExitStatus::Failure)
+            Err(Refusal::new(format!("{}: {error}", args.file.display()), &[hint]).into())
+        }
+        Err(error) => {
+            Err(anyhow::Error::new(error).context(format!("cannot unpack {}", args.file.display())))
         }
     }
+}
+
+/// Writes the archive through [`build::write`], with a progress bar on a terminal.
+pub(crate) fn write_with_progress(
+    output: &Path,
+    prefix: &str,
+    selection: &build::Selection,
+) -> Result<archive::Summary, BuildError> {
+    let bar = progress_bar(selection.total);
+    let report = |done: u64| {
+        if let Some(bar) = &bar {
+            bar.set_position(done);
+        }
+    };
+    let summary = build::write(output, prefix, selection, &report);
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
+    }
+    summary
+}
+
+/// A build error as the command's error: a refusal (exit 1) after printing the diagnostics of
+/// an invalid skill, or the I/O error it is (exit 2). `command` is `package` or `publish`.
+pub(crate) fn refused(
+    error: BuildError,
+    cwd: &Path,
+    printer: Printer,
+    command: &str,
+) -> anyhow::Error {
+    let done = if command == "publish" {
+        "published"
+    } else {
+        "packed"
+    };
+    let again = format!("then {command} again");
+    let (message, hint) = match error {
+        BuildError::Io(error) => return error,
+        BuildError::Invalid(checked) => {
+            let report = Report {
+                checked: std::slice::from_ref(&*checked),
+                root: output::repo_root(cwd),
+                kind: Kind::Validate,
+            };
+            if let Err(error) = output::print(Format::Human, &report, printer) {
+                return error.into();
+            }
+            (
+                format!("the skill has errors; nothing was {done}"),
+                format!("fix them, {again}"),
+            )
+        }
+        BuildError::UnportableName(name) => (
+            format!("{}; nothing was {done}", BuildError::UnportableName(name)),
+            format!("rename the skill (its folder and its `name`), {again}"),
+        ),
+        error => (error.to_string(), error.hint().to_owned()),
+    };
+    Refusal::new(message, &[hint.as_str()]).into()
 }

@@ -7,13 +7,14 @@ use std::path::{Path, PathBuf};
 use anyhow::Context as _;
 
 use super::{ExitStatus, UserError};
-use crate::check::target::Target;
+use crate::agent::Target;
+use crate::agent::claude_code::listing;
 use crate::output::{Printer, print_error};
+use crate::render::agents;
 use crate::render::claude_code::{
     self, IndexOptions, InvokeOptions, Invoker, Model, Override, Usage, Version,
 };
 use crate::render::view::{Scope, SkillView};
-use crate::render::{agents, listing};
 use crate::skill::{Skill, discover};
 
 /// The session id used unless `--session-id` is given, so output is reproducible.
@@ -419,7 +420,7 @@ fn print_agent_index(
                 "placement": index.placement,
                 "budget": null,
                 "chars": index.text.chars().count(),
-                "tokens": crate::check::lint::estimate_tokens(&index.text),
+                "tokens": crate::agent::estimate_tokens(&index.text),
                 "left_out": index.left_out,
             },
         });
@@ -444,7 +445,7 @@ fn print_agent_index(
         err,
         "  no listing budget; {} characters, about {} tokens",
         index.text.chars().count(),
-        crate::check::lint::estimate_tokens(&index.text)
+        crate::agent::estimate_tokens(&index.text)
     )?;
     for (name, why) in &index.left_out {
         writeln!(err, "  left out: {name} ({why})")?;
@@ -523,7 +524,7 @@ fn invoke(
             .effort
             .clone()
             .unwrap_or_else(|| model.effort.to_owned()),
-        exec: args.exec,
+        exec: args.exec.then_some(run_inline as fn(&str, &str) -> String),
     };
     let invocation = claude_code::invoke(skill, &options);
     if args.format == PreviewFormat::Json {
@@ -613,4 +614,66 @@ fn print_invocation(
     }
     err.flush()?;
     Ok(ExitStatus::Success)
+}
+
+/// The longest an inline command may run, as in Claude Code.
+const INLINE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(120);
+
+/// The most of an inline command's output kept; the rest is read and dropped, so the command
+/// never blocks on a full pipe.
+const MAX_INLINE_OUTPUT: u64 = 16 * 1024 * 1024;
+
+/// Runs an inline command as Claude Code would: bash, `cwd` as the working folder, stdout and
+/// stderr merged, two minutes at most, output trimmed. The output is read while the command
+/// runs (a command that prints more than a pipe holds would otherwise wait for a reader
+/// forever).
+fn run_inline(command: &str, cwd: &str) -> String {
+    use std::io::Read as _;
+    use std::process::{Command, Stdio};
+    use std::time::Instant;
+    let child = Command::new("bash")
+        .arg("-c")
+        .arg(format!("{command} 2>&1"))
+        .current_dir(cwd)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn();
+    let Ok(mut child) = child else {
+        return "⟦shell: could not start bash⟧".into();
+    };
+    let deadline = Instant::now() + INLINE_TIMEOUT;
+    let (sender, receiver) = std::sync::mpsc::channel();
+    if let Some(stdout) = child.stdout.take() {
+        std::thread::spawn(move || {
+            let mut kept = Vec::new();
+            let mut stdout = stdout;
+            let read = (&mut stdout)
+                .take(MAX_INLINE_OUTPUT)
+                .read_to_end(&mut kept)
+                .and_then(|_| std::io::copy(&mut stdout, &mut std::io::sink()));
+            let _ = sender.send(read.map(|_| kept));
+        });
+    }
+    let output = receiver.recv_timeout(deadline.saturating_duration_since(Instant::now()));
+    let finished = loop {
+        match child.try_wait() {
+            Ok(Some(_)) => break true,
+            Ok(None) if Instant::now() < deadline => {
+                std::thread::sleep(std::time::Duration::from_millis(10));
+            }
+            _ => break false,
+        }
+    };
+    if !finished {
+        let _ = child.kill();
+        let _ = child.wait();
+        return "⟦shell: timed out after 2 minutes⟧".into();
+    }
+    match output {
+        Ok(Ok(bytes)) => String::from_utf8_lossy(&bytes).trim().to_owned(),
+        // Still open after the command ended: something it started in the background holds
+        // the output; what it printed so far is not known.
+        _ => "⟦shell: timed out after 2 minutes⟧".into(),
+    }
 }

@@ -6,13 +6,14 @@ use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 
 use super::package::{self, Layout, PackageArgs};
-use super::{ExitStatus, UserError};
+use super::{ExitStatus, Refusal, UserError};
+use crate::agent::Target;
 use crate::check::config::{ConfigFinder, lexical_absolute};
-use crate::check::target::Target;
 use crate::fsx;
-use crate::output::{Printer, plural, print_error};
+use crate::output::{Printer, plural};
+use crate::pack::archive;
+use crate::pack::build;
 use crate::pack::extract::{self, Limits};
-use crate::pack::{archive, select};
 use crate::registry::api::SkillInfo;
 use crate::registry::client::{Client, ClientError};
 use crate::registry::credentials;
@@ -269,15 +270,20 @@ fn client_error(error: ClientError) -> anyhow::Error {
         ClientError::Transport { .. } => "check the URL and that the registry is running",
         _ => "",
     };
-    UserError {
-        message: error.to_string(),
-        hints: if hint.is_empty() {
-            vec![]
-        } else {
-            vec![hint.into()]
-        },
+    let hints = if hint.is_empty() {
+        &[][..]
+    } else {
+        &[hint][..]
+    };
+    if error.is_refusal() {
+        Refusal::new(error.to_string(), hints).into()
+    } else {
+        UserError {
+            message: error.to_string(),
+            hints: hints.iter().map(|&hint| hint.to_owned()).collect(),
+        }
+        .into()
     }
-    .into()
 }
 
 #[allow(clippy::needless_pass_by_value)]
@@ -379,27 +385,16 @@ pub fn publish(args: PublishArgs, printer: Printer) -> anyhow::Result<ExitStatus
         list: false,
         targets: Vec::new(),
         layout: Layout::Folder,
-        max_size: package::CLAUDE_AI_MAX_BYTES,
+        max_size: crate::agent::claude_ai::MAX_UPLOAD_BYTES,
     };
     let (dir, skill, targets) = package::locate(&package_args, &cwd)?;
-    let checked = crate::check::check_skill(skill, &targets);
-    if !checked.is_valid() {
-        let report = crate::output::Report {
-            checked: std::slice::from_ref(&checked),
-            root: crate::output::repo_root(&cwd),
-            kind: crate::check::rule::Kind::Validate,
-        };
-        crate::output::print(crate::output::Format::Human, &report, printer)?;
-        let mut err = printer.stderr();
-        print_error(&mut err, "the skill has errors; nothing was published", &[])?;
-        err.flush()?;
-        return Ok(ExitStatus::Failure);
-    }
-    let name = package::skill_name(&checked);
+    let refused = |error| package::refused(error, &cwd, printer, "publish");
+    let validated = build::validate(skill, &targets).map_err(refused)?;
+    let name = validated.name.clone();
     let version = args
         .version
         .clone()
-        .or_else(|| package::version(&checked))
+        .or_else(|| validated.version.clone())
         .ok_or_else(|| UserError {
             message: "the skill has no version".into(),
             hints: vec!["pass --version 1.0.0, or set `metadata.version` in SKILL.md".into()],
@@ -408,8 +403,8 @@ pub fn publish(args: PublishArgs, printer: Printer) -> anyhow::Result<ExitStatus
         message: format!("`{version}` is not a semantic version"),
         hints: vec!["use MAJOR.MINOR.PATCH, such as 1.0.0".into()],
     })?;
-    if let (Some(given), Some(written)) = (&args.version, package::version(&checked))
-        && *given != written
+    if let (Some(given), Some(written)) = (&args.version, &validated.version)
+        && given != written
     {
         let mut err = printer.stderr();
         writeln!(
@@ -418,16 +413,20 @@ pub fn publish(args: PublishArgs, printer: Printer) -> anyhow::Result<ExitStatus
         )?;
         err.flush()?;
     }
-    let files = select::select(&dir).map_err(|error| UserError {
-        message: error.to_string(),
-        hints: vec![error.hint().into()],
-    })?;
-    let total: u64 = files.iter().map(|f| f.size).sum();
+    let selection = build::select(
+        &dir,
+        None,
+        &targets,
+        crate::agent::claude_ai::MAX_UPLOAD_BYTES,
+    )
+    .map_err(refused)?;
     let temp = tempfile::Builder::new()
         .prefix("skillpkg-publish-")
         .tempdir()?;
     let archive_path = temp.path().join(format!("{name}-{version}.skill"));
-    let summary = package::write_archive(&archive_path, &format!("{name}/"), &files, total)?;
+    let summary = package::write_with_progress(&archive_path, &format!("{name}/"), &selection)
+        .map_err(refused)?;
+    let files = &selection.files;
     let mut err = printer.stderr();
     writeln!(
         err,
@@ -512,13 +511,7 @@ fn report_publish(
             status: 409,
             detail,
         }) => {
-            print_error(
-                &mut err,
-                &detail,
-                &["bump the version in SKILL.md, or pass --version"],
-            )?;
-            err.flush()?;
-            Ok(ExitStatus::Failure)
+            Err(Refusal::new(detail, &["bump the version in SKILL.md, or pass --version"]).into())
         }
         Err(error) => Err(client_error(error)),
     }

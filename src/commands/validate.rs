@@ -6,8 +6,8 @@ use std::path::PathBuf;
 use anyhow::Context as _;
 
 use super::{ExitStatus, UserError};
+use crate::agent::{DEFAULT_TARGETS, Target};
 use crate::check::config::{ConfigError, ConfigFinder};
-use crate::check::target::{DEFAULT_TARGETS, Target};
 use crate::check::{Checked, check_set, check_skill};
 use crate::output::{self, Format, Printer, Report, print_error};
 use crate::parallel;

@@ -6,11 +6,11 @@ use std::ops::Range;
 use annotate_snippets::{AnnotationKind, Group, Level, Origin, Renderer, Snippet};
 
 use super::{Report, Summary, plural};
+use crate::agent::Target;
 use crate::check::Checked;
 use crate::check::diagnostic::Diagnostic;
 use crate::check::fix::Applicability;
 use crate::check::rule::Severity;
-use crate::check::target::Target;
 use crate::skill::text::SourceText;
 
 pub(super) fn print(report: &Report<'_>, out: &mut dyn Write) -> io::Result<()> {

@@ -24,11 +24,11 @@ use std::io::{self, Write};
 use serde::Serialize;
 
 use super::{Report, Summary};
+use crate::agent::Target;
 use crate::check::Checked;
 use crate::check::diagnostic::{Diagnostic, Location};
 use crate::check::fix::Applicability;
 use crate::check::rule::Severity;
-use crate::check::target::Target;
 use crate::skill::text::SourceText;
 
 /// The schema version; bumped only on incompatible changes.

@@ -15,9 +15,9 @@ mod sarif;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
+use crate::agent::Target;
 use crate::check::Checked;
 use crate::check::rule::Severity;
-use crate::check::target::Target;
 
 /// How findings are printed.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]

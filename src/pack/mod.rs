@@ -2,6 +2,7 @@
 //! and safe extraction ([`extract`]). Format: `docs/architecture.md` §5.
 
 pub mod archive;
+pub mod build;
 pub mod central;
 pub mod extract;
 pub mod select;

@@ -86,35 +86,6 @@ fn list(paths: &[String]) -> String {
     quoted.join(", ")
 }
 
-/// Endings of private keys and certificate stores.
-pub const KEY_EXTENSIONS: [&str; 7] = [".pem", ".key", ".p12", ".pfx", ".jks", ".keystore", ".ppk"];
-/// SSH private keys' usual names.
-pub const SSH_KEYS: [&str; 4] = ["id_rsa", "id_dsa", "id_ecdsa", "id_ed25519"];
-/// Files that hold credentials by convention.
-pub const CREDENTIAL_FILES: [&str; 6] = [
-    ".npmrc",
-    ".pypirc",
-    ".netrc",
-    ".htpasswd",
-    "credentials.json",
-    "service-account.json",
-];
-/// Endings that mark a file as an example, not the real thing (`.env.example`).
-pub const EXAMPLE_SUFFIXES: [&str; 4] = [".example", ".sample", ".template", ".dist"];
-
-/// Whether a file name looks like a secret (`.env*`, keys, certificates, credentials). Broader
-/// than lint's check, by prefix: packing is where a leak would ship.
-pub fn looks_secret(name: &str) -> bool {
-    let lower = name.to_ascii_lowercase();
-    let example = EXAMPLE_SUFFIXES
-        .iter()
-        .any(|suffix| lower.ends_with(suffix));
-    (lower.starts_with(".env") && !example)
-        || KEY_EXTENSIONS.iter().any(|ext| lower.ends_with(ext))
-        || SSH_KEYS.iter().any(|key| lower.starts_with(key))
-        || CREDENTIAL_FILES.contains(&lower.as_str())
-}
-
 /// The files of the skill in `dir`, sorted by path.
 pub fn select(dir: &Path) -> Result<Vec<PackFile>, SelectError> {
     select_except(dir, None)
@@ -207,7 +178,9 @@ pub fn select_except(dir: &Path, output: Option<&Path>) -> Result<Vec<PackFile>,
             message: error.to_string(),
         })?;
         let name = relative.rsplit('/').next().unwrap_or(&relative);
-        if looks_secret(name) && !skillignore.matched(&relative, false).is_whitelist() {
+        if crate::skill::secrets::looks_secret(name)
+            && !skillignore.matched(&relative, false).is_whitelist()
+        {
             secrets.push(relative);
             continue;
         }
@@ -250,7 +223,8 @@ fn follow_links(
             .rsplit('/')
             .next()
             .unwrap_or(&target_relative);
-        if looks_secret(target_name) && !skillignore.matched(&target_relative, false).is_whitelist()
+        if crate::skill::secrets::looks_secret(target_name)
+            && !skillignore.matched(&target_relative, false).is_whitelist()
         {
             secrets.push(format!("{relative} (a link to {target_relative})"));
             continue;

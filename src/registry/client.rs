@@ -77,6 +77,16 @@ pub enum ClientError {
     Invalid(String),
 }
 
+impl ClientError {
+    /// Whether the registry understood the request and said no: the skill, version or owner
+    /// asked for is not there or not the user's, or the upload is refused. A missing or wrong
+    /// token (401), a timeout (408) or a rate limit (429) is not a verdict on the request.
+    pub fn is_refusal(&self) -> bool {
+        matches!(self, Self::Status { status, .. }
+            if (400..500).contains(status) && ![401, 407, 408, 429].contains(status))
+    }
+}
+
 /// How long the client waits, per phase. There is deliberately no total: see the module docs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Timeouts {

@@ -36,8 +36,8 @@ pub use super::connections::ConnectionLimits;
 use super::store::{
     Blob, BlobStore, Change, FsBlobs, MetadataStore, NewVersion, PublishOutcome, Sqlite, StoreError,
 };
+use crate::agent::Target;
 use crate::check::check_skill;
-use crate::check::target::Target;
 use crate::pack::archive;
 use crate::pack::extract::{self, ExtractError, Limits};
 use crate::skill::Skill;

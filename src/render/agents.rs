@@ -6,9 +6,9 @@
 
 use std::fmt::Write as _;
 
-use super::collate;
 use super::view::SkillView;
-use crate::check::target::Target;
+use crate::agent::Target;
+use crate::agent::collate;
 
 /// A listing: its text, the skills it leaves out and why.
 #[derive(Clone, Debug, Default, serde::Serialize)]

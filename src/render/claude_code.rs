@@ -8,9 +8,10 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use super::collate;
-use super::listing::{self, CapStyle};
-use super::view::{BashRules, PrefixTrie, Scope, SkillView};
+use super::view::{Scope, SkillView};
+use crate::agent::claude_code::listing::{self, CapStyle};
+use crate::agent::claude_code::shell::{self, Inline, Permissions, PrefixTrie, Verdict};
+use crate::agent::collate;
 
 /// The listing's first line.
 pub const HEADER: &str = "The following skills are available for use with the Skill tool:";
@@ -215,7 +216,7 @@ pub fn index(skills: &[SkillView], options: &IndexOptions) -> Index {
     };
     Index {
         chars: text.chars().count(),
-        tokens: crate::check::lint::estimate_tokens(&text),
+        tokens: crate::agent::estimate_tokens(&text),
         text,
         placement,
         budget,
@@ -470,8 +471,10 @@ pub struct InvokeOptions {
     pub session_id: String,
     pub project_dir: String,
     pub effort: String,
-    /// Run inline shell commands instead of showing markers.
-    pub exec: bool,
+    /// Runs an inline shell command (the command, the working folder) and returns what the
+    /// model would see in its place; `None` shows markers instead. The command layer supplies
+    /// it: rendering never runs anything itself.
+    pub exec: Option<fn(&str, &str) -> String>,
 }
 
 /// One block of a message.
@@ -502,8 +505,8 @@ pub struct ShellCommand {
     /// The whole match, `` !`…` `` or the ```` ```! ```` block.
     pub pattern: String,
     pub command: String,
-    /// `read-only`, `allowed by Bash(…)`, or `aborts`.
-    pub verdict: String,
+    /// Whether it runs and why (shown as `read-only`, `allowed by Bash(…)`, or `aborts`).
+    pub verdict: Verdict,
     /// The rule `allowed-tools` would need, when it aborts.
     pub needs: Option<String>,
 }
@@ -545,9 +548,9 @@ pub fn invoke(skill: &SkillView, options: &InvokeOptions) -> Invocation {
         options.version,
     );
     text = substitute_variables(&text, &dir, options);
-    let (text, shell) = inline_shell(&text, &skill.claude.allowed_tools, options);
+    let (text, shell) = inline_shell(&text, &skill.claude.allowed_tools, &dir, options);
     let mut messages = Vec::new();
-    if let Some(abort) = shell.iter().find(|command| command.verdict == "aborts") {
+    if let Some(abort) = shell.iter().find(|command| !command.verdict.runs()) {
         let message = format!(
             "Shell command permission check failed for pattern \"{}\": {} needs approval, and Claude Code does not ask for commands in skills.",
             abort.pattern, abort.command
@@ -961,164 +964,41 @@ fn substitute_variables(text: &str, dir: &str, options: &InvokeOptions) -> Strin
     out
 }
 
-/// Commands Claude Code runs without asking: captures §8 shows `echo`; the rest is its
-/// read-only set as documented.
-const READ_ONLY: &[&str] = &[
-    "echo", "cat", "ls", "pwd", "head", "tail", "wc", "date", "whoami", "which", "grep", "rg",
-    "find", "tree", "file", "stat", "du", "df", "uname", "env", "printenv", "basename", "dirname",
-    "realpath", "sort", "uniq", "cut", "diff", "true", "false", "test", "jq",
-];
-
-/// Inline commands (`` !`cmd` `` and ```` ```! ```` blocks): markers (or, with `exec`, their output) in place of each.
+/// Inline commands (`` !`cmd` `` and ```` ```! ```` blocks): markers (or, with `exec`, their
+/// output) in place of each, and the verdict on each. The rules in `allowed-tools` get the same
+/// variable substitution as the text, so `Bash(${CLAUDE_SKILL_DIR}/run.sh)` still matches.
 fn inline_shell(
     text: &str,
     allowed: &[String],
+    dir: &str,
     options: &InvokeOptions,
 ) -> (String, Vec<ShellCommand>) {
-    let mut found: Vec<(std::ops::Range<usize>, String)> = Vec::new();
-    let mut search = 0;
-    while let Some(at) = text[search..].find("```!") {
-        let start = search + at;
-        let after = start + 4;
-        let Some(close) = text[after..].find("```") else {
-            break;
-        };
-        let command = text[after..after + close].trim().to_owned();
-        if !command.is_empty() {
-            found.push((start..after + close + 3, command));
-        }
-        search = after + close + 3;
-    }
-    let blocks: Vec<std::ops::Range<usize>> =
-        found.iter().map(|(range, _)| range.clone()).collect();
-    let inside_block = |at: usize| {
-        let after = blocks.partition_point(|range| range.start <= at);
-        after > 0 && blocks[after - 1].contains(&at)
-    };
-    let bytes = text.as_bytes();
-    // The closing backtick comes from one forward scan shared by every command, and commands
-    // are found in order, so a run of unclosed `` !` `` costs no more than its length.
-    let mut close: Option<usize> = Some(0);
-    let mut inline_end = 0;
-    for (at, _) in text.match_indices("!`") {
-        if (at > 0 && !(bytes[at - 1] as char).is_whitespace())
-            || at < inline_end
-            || inside_block(at)
-        {
-            continue;
-        }
-        let inner = at + 2;
-        if close.is_some_and(|close| close < inner) {
-            close = text[inner..].find('`').map(|len| inner + len);
-        }
-        let Some(end) = close else {
-            continue;
-        };
-        let command = text[inner..end].trim().to_owned();
-        if end > inner && !command.is_empty() {
-            found.push((at..end + 1, command));
-            inline_end = end + 1;
-        }
-    }
-    found.sort_by_key(|(range, _)| range.start);
-    let rules: Vec<&str> = allowed
+    let tools: Vec<String> = allowed
         .iter()
-        .filter_map(|tool| tool.strip_prefix("Bash(")?.strip_suffix(')'))
+        .map(|tool| substitute_variables(tool, dir, options))
         .collect();
-    let matcher = BashRules::new(rules.iter().copied());
-    let bare_bash = allowed.iter().any(|tool| tool == "Bash");
+    let permissions = Permissions::new(&tools);
     let mut commands = Vec::new();
     let mut out = String::with_capacity(text.len());
     let mut at = 0;
-    for (range, command) in found {
-        // An inline command whose closing backtick lies inside a ```! block (or the other way
-        // round) overlaps it: the first of the two is kept.
-        if range.start < at {
-            continue;
-        }
-        let verdict = verdict(&command, &rules, &matcher, bare_bash);
-        let first = command
-            .split_whitespace()
-            .next()
-            .unwrap_or_default()
-            .to_owned();
+    for Inline { range, command } in shell::inline_commands(text) {
+        let verdict = permissions.verdict(&command);
         out.push_str(&text[at..range.start]);
-        let replacement = if options.exec && verdict != "aborts" {
-            run(&command, &options.project_dir)
-        } else {
-            format!("⟦shell: {command}⟧")
+        let replacement = match options.exec {
+            Some(run) if verdict.runs() => run(&command, &options.project_dir),
+            _ => format!("⟦shell: {command}⟧"),
         };
         out.push_str(&replacement);
         at = range.end;
         commands.push(ShellCommand {
             pattern: text[range].to_owned(),
-            needs: (verdict == "aborts").then(|| format!("Bash({first}:*)")),
+            needs: (!verdict.runs()).then(|| shell::rule_needed(&command)),
             command,
             verdict,
         });
     }
     out.push_str(&text[at..]);
     (out, commands)
-}
-
-fn verdict(command: &str, rules: &[&str], matcher: &BashRules, bare_bash: bool) -> String {
-    if bare_bash {
-        return "allowed by Bash".into();
-    }
-    let parts: Vec<&str> = command
-        .split(['\n', ';', '|'])
-        .flat_map(|part| part.split("&&"))
-        .map(str::trim)
-        .filter(|part| !part.is_empty())
-        .collect();
-    let mut reasons = Vec::new();
-    for part in parts {
-        let first = part.split_whitespace().next().unwrap_or_default();
-        if let Some(rule) = matcher.first_match(part).map(|index| rules[index]) {
-            reasons.push(format!("allowed by Bash({rule})"));
-        } else if READ_ONLY.contains(&first) && !part.contains('>') {
-            reasons.push("read-only".to_owned());
-        } else {
-            return "aborts".into();
-        }
-    }
-    reasons.dedup();
-    reasons.join(", ")
-}
-
-/// Runs a command as Claude Code would: bash, the project folder as cwd, stdout and stderr
-/// merged, two minutes at most, output trimmed.
-fn run(command: &str, cwd: &str) -> String {
-    use std::process::{Command, Stdio};
-    use std::time::{Duration, Instant};
-    let child = Command::new("bash")
-        .arg("-c")
-        .arg(format!("{command} 2>&1"))
-        .current_dir(cwd)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn();
-    let Ok(mut child) = child else {
-        return "⟦shell: could not start bash⟧".into();
-    };
-    let deadline = Instant::now() + Duration::from_secs(120);
-    loop {
-        match child.try_wait() {
-            Ok(Some(_)) => break,
-            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(10)),
-            _ => {
-                let _ = child.kill();
-                return "⟦shell: timed out after 2 minutes⟧".into();
-            }
-        }
-    }
-    let mut output = String::new();
-    if let Some(mut stdout) = child.stdout.take() {
-        use std::io::Read as _;
-        let _ = stdout.read_to_string(&mut output);
-    }
-    output.trim().to_owned()
 }
 
 #[cfg(test)]

@@ -2,8 +2,9 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::check::rules::{claude_code_fallback, claude_code_reading};
-use crate::check::target::Target;
+use crate::agent::Target;
+use crate::agent::claude_code::reading::{self as claude_reading, fallback_line};
+use crate::agent::claude_code::shell::split_tools;
 use crate::skill::frontmatter::Split;
 use crate::skill::model::{SkillDoc, ToolList};
 use crate::skill::{Reading, Skill};
@@ -88,7 +89,7 @@ impl SkillView {
         } else {
             Target::ClaudeCode
         };
-        let mut claude = claude_code_reading(skill, claude_target)
+        let mut claude = claude_reading::read(skill, claude_target)
             .map(|(reading, doc)| claude_view(skill, &reading, doc.as_ref()))
             .unwrap_or_default();
         let mut spec = skill
@@ -146,7 +147,7 @@ fn claude_view(skill: &Skill, reading: &Reading, doc: Option<&SkillDoc>) -> Clau
     ClaudeView {
         description,
         when_to_use: doc.and_then(|doc| text(doc.when_to_use.as_ref())),
-        fallback: claude_code_fallback(body),
+        fallback: fallback_line(body),
         disable_model_invocation: flag(doc.and_then(|doc| doc.disable_model_invocation.as_ref())),
         user_invocable: doc
             .and_then(|doc| doc.user_invocable.as_ref())
@@ -180,132 +181,5 @@ fn spec_view(skill: &Skill, reading: &Reading) -> SpecView {
             .map(|description| description.trim().to_owned())
             .filter(|description| !description.is_empty()),
         body: skill.body(reading).to_owned(),
-    }
-}
-
-/// Claude Code's split of a tool list: spaces and commas outside parentheses.
-pub fn split_tools(text: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut depth = 0usize;
-    let mut current = String::new();
-    for c in text.chars() {
-        match c {
-            '(' => depth += 1,
-            ')' => depth = depth.saturating_sub(1),
-            c if depth == 0 && (c.is_whitespace() || c == ',') => {
-                if !current.is_empty() {
-                    out.push(std::mem::take(&mut current));
-                }
-                continue;
-            }
-            _ => {}
-        }
-        current.push(c);
-    }
-    if !current.is_empty() {
-        out.push(current);
-    }
-    out
-}
-
-/// Strings by prefix: which of them `text` starts with, found in one walk along `text`. Each
-/// string keeps the smallest index it was inserted with.
-#[derive(Clone, Debug)]
-pub struct PrefixTrie {
-    /// Node 0 is the root.
-    nodes: Vec<TrieNode>,
-}
-
-#[derive(Clone, Debug, Default)]
-struct TrieNode {
-    /// By byte: the child's node.
-    children: Vec<(u8, usize)>,
-    /// The smallest index of a string that ends here.
-    first: Option<usize>,
-}
-
-impl Default for PrefixTrie {
-    fn default() -> Self {
-        Self {
-            nodes: vec![TrieNode::default()],
-        }
-    }
-}
-
-impl PrefixTrie {
-    pub fn insert(&mut self, key: &str, index: usize) {
-        let mut node = 0;
-        for &byte in key.as_bytes() {
-            let found = self.nodes[node]
-                .children
-                .iter()
-                .find(|(b, _)| *b == byte)
-                .map(|&(_, child)| child);
-            node = found.unwrap_or_else(|| {
-                self.nodes.push(TrieNode::default());
-                let child = self.nodes.len() - 1;
-                self.nodes[node].children.push((byte, child));
-                child
-            });
-        }
-        let first = &mut self.nodes[node].first;
-        *first = Some(first.map_or(index, |seen| seen.min(index)));
-    }
-
-    /// Every inserted string that `text` starts with, as (length, index), shortest first.
-    pub fn prefixes_of<'a>(&'a self, text: &'a str) -> impl Iterator<Item = (usize, usize)> + 'a {
-        let root = self.nodes[0].first.map(|index| (0, index));
-        let mut node = 0;
-        let walked = text
-            .as_bytes()
-            .iter()
-            .enumerate()
-            .map_while(move |(at, &byte)| {
-                let &(_, child) = self.nodes[node].children.iter().find(|(b, _)| *b == byte)?;
-                node = child;
-                Some(self.nodes[node].first.map(|index| (at + 1, index)))
-            });
-        root.into_iter().chain(walked.flatten())
-    }
-}
-
-/// Claude Code's `Bash(…)` permission rules, for finding which rule allows a command in time
-/// linear in the command: `prefix:*` and `prefix*` allow what starts with `prefix` (trimmed at
-/// its end), anything else only the exact command. Rules are held in a byte trie, so a skill
-/// with thousands of rules and thousands of commands costs their total length, not their
-/// product.
-#[derive(Clone, Debug, Default)]
-pub struct BashRules {
-    exact: std::collections::HashMap<String, usize>,
-    prefixes: PrefixTrie,
-}
-
-impl BashRules {
-    /// The rules, in order: a rule's index is its position in `rules`.
-    pub fn new<'a>(rules: impl IntoIterator<Item = &'a str>) -> Self {
-        let mut out = Self::default();
-        for (index, rule) in rules.into_iter().enumerate() {
-            match rule.strip_suffix(":*").or_else(|| rule.strip_suffix('*')) {
-                Some(prefix) => out.prefixes.insert(prefix.trim_end(), index),
-                None => {
-                    out.exact.entry(rule.to_owned()).or_insert(index);
-                }
-            }
-        }
-        out
-    }
-
-    /// The index of the first rule that allows `command`, if any.
-    pub fn first_match(&self, command: &str) -> Option<usize> {
-        let exact = self.exact.get(command).copied();
-        let prefix = self
-            .prefixes
-            .prefixes_of(command)
-            .map(|(_, index)| index)
-            .min();
-        match (exact, prefix) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (found, other) => found.or(other),
-        }
     }
 }

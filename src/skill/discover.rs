@@ -13,7 +13,10 @@ use std::sync::{Mutex, PoisonError};
 use ignore::{ParallelVisitor, ParallelVisitorBuilder, WalkBuilder, WalkState};
 
 use super::FileName;
-use crate::check::config::FILE_NAME as CONFIG_FILE;
+
+/// The name of skillpkg's configuration file, which discovery notes where it finds (the
+/// settings of the skills below it come from there).
+pub const CONFIG_FILE: &str = "skillpkg.toml";
 
 /// Folders never walked into.
 const SKIPPED_DIRS: &[&str] = &[".git", ".hg", ".svn", "node_modules"];

@@ -9,6 +9,7 @@
 pub mod discover;
 pub mod frontmatter;
 pub mod model;
+pub mod secrets;
 pub mod text;
 pub mod yaml;
 

@@ -1,7 +1,7 @@
 //! The README stays true to the code: every rule and every target is documented.
 
+use skillpkg::agent::Target;
 use skillpkg::check::rule;
-use skillpkg::check::target::Target;
 
 fn readme() -> String {
     fs_err::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).expect("README.md")

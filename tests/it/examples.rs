@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use clap::ValueEnum as _;
-use skillpkg::check::target::Target;
+use skillpkg::agent::Target;
 
 use crate::common::{TestContext, run};
 

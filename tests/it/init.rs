@@ -6,8 +6,8 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 
 use clap::ValueEnum as _;
+use skillpkg::agent::Target;
 use skillpkg::check::check_skill;
-use skillpkg::check::target::Target;
 use skillpkg::scaffold::{self, Resource, Values};
 use skillpkg::skill::Skill;
 
@@ -149,10 +149,7 @@ fn every_template_and_resource_combination_is_clean_for_every_target() {
                 .collect()
         })
         .collect();
-    let descriptions = [
-        DESCRIPTION,
-        skillpkg::commands::init::PLACEHOLDER_DESCRIPTION,
-    ];
+    let descriptions = [DESCRIPTION, skillpkg::check::lint::PLACEHOLDER_DESCRIPTION];
     for template in scaffold::templates() {
         for resources in &subsets {
             for description in descriptions {

@@ -345,16 +345,24 @@ fn tokens_owners_and_refusals() {
     let (status, body) = put(&registry, path, &alice, &archive, &sha256(&archive));
     assert_eq!(status, 201, "{body}");
     skill(&context, "owned", "1.1.0", "Bob's attempt.");
+    // A refusal is exit 1 (the operation was refused), not 2 (a usage error).
     let (code, _, stderr) = cli(&context, &registry, Some(&bob), &["publish", "work/owned"]);
-    assert_eq!(code, 2);
+    assert_eq!(code, 1, "{stderr}");
     assert!(
         stderr.contains("403") && stderr.contains("not an owner"),
         "{stderr}"
     );
     assert_eq!(
         cli(&context, &registry, Some(&bob), &["yank", "owned@1.0.0"]).0,
-        2
+        1
     );
+    // So is a skill or version that is not there.
+    let (code, _, stderr) = cli(&context, &registry, Some(&alice), &["yank", "owned@9.9.9"]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stderr.contains("404"), "{stderr}");
+    let (code, _, stderr) = cli(&context, &registry, None, &["info", "never-published"]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stderr.contains("404"), "{stderr}");
     assert_eq!(
         cli(
             &context,
@@ -363,7 +371,7 @@ fn tokens_owners_and_refusals() {
             &["owner", "add", "owned", "bob"]
         )
         .0,
-        2
+        1
     );
     // Names are lowercase, so `OWNED` cannot even be asked for (the store's own case rule is
     // a unit test).
@@ -808,7 +816,7 @@ fn a_failed_install_still_records_what_was_installed() {
         0
     );
     let (code, _, stderr) = cli(&context, &registry, None, &["install", "first", "absent"]);
-    assert_eq!(code, 2, "{stderr}");
+    assert_eq!(code, 1, "{stderr}");
     assert!(stderr.contains("no skill named `absent`"), "{stderr}");
     let lock = fs_err::read_to_string(context.root().join("skills.lock")).unwrap();
     assert!(lock.contains("name = \"first\""), "{lock}");

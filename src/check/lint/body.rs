@@ -1,53 +1,20 @@
 //! Lint rules about the body: length, paths written in it, inline shell.
 
 use super::LintContext;
+use crate::agent::Target;
+use crate::agent::claude_code::shell::{self, Permissions};
 use crate::check::diagnostic::Diagnostic;
 use crate::check::fix::{Applicability, Fix};
 use crate::check::rule::{
     ABSOLUTE_PATH, BACKSLASH_PATH, BODY_TOO_LONG, BODY_TOO_MANY_TOKENS, INLINE_SHELL_NOT_ALLOWED,
     LEGACY_BASE_DIR,
 };
-use crate::check::target::Target;
-use crate::render::view::{BashRules, split_tools};
 use crate::skill::model::ToolList;
 
 /// The spec's recommended maximum body length.
 pub const MAX_BODY_LINES: usize = 500;
 /// The spec's recommended maximum body size, in estimated tokens.
 pub const MAX_BODY_TOKENS: usize = 5_000;
-
-/// Commands Claude Code runs without an `allowed-tools` rule because they only read (captures §8
-/// shows `echo`; the others are Claude Code's read-only command set).
-const READ_ONLY: &[&str] = &[
-    "echo", "cat", "ls", "pwd", "head", "tail", "wc", "date", "whoami", "which", "grep", "rg",
-    "find", "tree", "file", "stat", "du", "df", "uname", "env", "printenv", "basename", "dirname",
-    "realpath", "sort", "uniq", "cut", "diff", "true", "false", "test", "jq",
-];
-
-/// Read-only `git` subcommands.
-const READ_ONLY_GIT: &[&str] = &[
-    "status",
-    "log",
-    "diff",
-    "show",
-    "branch",
-    "rev-parse",
-    "describe",
-    "tag",
-    "remote",
-    "ls-files",
-    "blame",
-    "config",
-];
-
-/// Estimated tokens: one per 4 ASCII bytes, one per non-ASCII character.
-pub fn estimate_tokens(text: &str) -> usize {
-    let bytes = text.as_bytes();
-    let ascii = bytes.iter().filter(|b| b.is_ascii()).count();
-    // Non-ASCII characters: their first bytes (not 10xxxxxx continuation bytes).
-    let other = bytes.iter().filter(|&&b| b >= 0xC0).count();
-    ascii.div_ceil(4) + other
-}
 
 pub(super) fn check(cx: &LintContext<'_>, out: &mut Vec<Diagnostic>) {
     let body = cx.body();
@@ -68,7 +35,7 @@ pub(super) fn check(cx: &LintContext<'_>, out: &mut Vec<Diagnostic>) {
             .help("move details into files under references/ and say when to read each"),
         );
     }
-    let tokens = estimate_tokens(body);
+    let tokens = crate::agent::estimate_tokens(body);
     if tokens > MAX_BODY_TOKENS {
         let first = cx.source.position(cx.body_start).line;
         out.push(
@@ -251,167 +218,36 @@ fn backslash_paths(text: &str, from: usize, out: &mut Vec<Diagnostic>) {
 
 /// Claude Code only: inline shell commands that would abort the invocation.
 pub(super) fn check_claude_code(cx: &LintContext<'_>, _target: Target, out: &mut Vec<Diagnostic>) {
-    let allowed = Allowed::new(&allowed_bash_rules(cx));
-    for (range, command) in inline_commands(cx) {
-        if command_allowed_by(&command, &allowed) {
+    let permissions = Permissions::new(&allowed_tools(cx));
+    let body = cx.body_start;
+    for inline in shell::inline_commands(&cx.text()[body..]) {
+        if permissions.verdict(&inline.command).runs() {
             continue;
         }
-        let first = command.split_whitespace().next().unwrap_or_default();
+        let command = inline.command;
         out.push(
             Diagnostic::error(
                 &INLINE_SHELL_NOT_ALLOWED,
-                format!("Claude Code will refuse to run `{}` and abort the skill", command.trim()),
+                format!("Claude Code will refuse to run `{command}` and abort the skill"),
             )
-            .at(range)
+            .at(body + inline.range.start..body + inline.range.end)
             .note("inline shell runs before the model sees the skill; a command that is not read-only needs a `Bash(…)` rule in `allowed-tools`, or the whole invocation fails with \"Shell command permission check failed\"")
-            .help(format!("add `Bash({first}:*)` to `allowed-tools`")),
+            .help(format!("add `{}` to `allowed-tools`", shell::rule_needed(&command))),
         );
     }
 }
 
-/// The `Bash(…)` rules in `allowed-tools`, with `${CLAUDE_SKILL_DIR}` left as written.
-fn allowed_bash_rules(cx: &LintContext<'_>) -> Vec<String> {
+/// The entries of `allowed-tools`, with `${CLAUDE_SKILL_DIR}` left as written.
+fn allowed_tools(cx: &LintContext<'_>) -> Vec<String> {
     let Some(field) = cx.doc.and_then(|doc| doc.allowed_tools.as_ref()) else {
         return Vec::new();
     };
-    let items: Vec<String> = match &field.value {
-        Ok(ToolList::Text(text)) => split_tools(text),
+    match &field.value {
+        Ok(ToolList::Text(text)) => shell::split_tools(text),
         Ok(ToolList::List(items)) => items
             .iter()
-            .flat_map(|item| split_tools(&item.value))
+            .flat_map(|item| shell::split_tools(&item.value))
             .collect(),
         Err(_) => Vec::new(),
-    };
-    items
-        .into_iter()
-        .filter_map(|item| {
-            if item == "Bash" {
-                return Some("*".to_owned());
-            }
-            item.strip_prefix("Bash(")?
-                .strip_suffix(')')
-                .map(str::to_owned)
-        })
-        .collect()
-}
-
-/// Whether every command of a shell line is read-only or matched by an allow rule.
-#[cfg(test)]
-fn command_allowed(command: &str, rules: &[String]) -> bool {
-    command_allowed_by(command, &Allowed::new(rules))
-}
-
-/// The allow rules, ready to match: `*` and `*:*` allow everything.
-struct Allowed {
-    everything: bool,
-    rules: BashRules,
-}
-
-impl Allowed {
-    fn new(rules: &[String]) -> Self {
-        Self {
-            everything: rules.iter().any(|rule| rule == "*" || rule == "*:*"),
-            rules: BashRules::new(rules.iter().map(String::as_str)),
-        }
-    }
-}
-
-fn command_allowed_by(command: &str, allowed: &Allowed) -> bool {
-    let matched = |part: &str| allowed.everything || allowed.rules.first_match(part).is_some();
-    command
-        .split(['\n', ';', '|'])
-        .flat_map(|part| part.split("&&"))
-        .map(str::trim)
-        .filter(|part| !part.is_empty())
-        .all(|part| {
-            let words: Vec<&str> = part.split_whitespace().take(2).collect();
-            let first = words.first().copied().unwrap_or_default();
-            if part.contains('>') {
-                // Redirection writes a file.
-                return matched(part);
-            }
-            READ_ONLY.contains(&first)
-                || (first == "git" && words.get(1).is_some_and(|sub| READ_ONLY_GIT.contains(sub)))
-                || matched(part)
-        })
-}
-
-/// Inline commands: `` !`cmd` `` at a line start or after whitespace, and ```` ```! ```` blocks.
-fn inline_commands(cx: &LintContext<'_>) -> Vec<(std::ops::Range<usize>, String)> {
-    let text = cx.text();
-    let body = cx.body_start;
-    let mut out = Vec::new();
-    let mut search = body;
-    while let Some(found) = text[search..].find("```!") {
-        let start = search + found;
-        let after = start + 4;
-        let Some(close) = text[after..].find("```") else {
-            break;
-        };
-        let command = text[after..after + close].trim().to_owned();
-        if !command.is_empty() {
-            out.push((start..after + close + 3, command));
-        }
-        search = after + close + 3;
-    }
-    let blocks: Vec<std::ops::Range<usize>> = out.iter().map(|(range, _)| range.clone()).collect();
-    let bytes = text.as_bytes();
-    // Where each command ends comes from one forward scan shared by all of them, so a line of
-    // unclosed `` !` `` costs no more than its length.
-    let mut stop: Option<usize> = Some(0);
-    let mut inline_end = 0;
-    for (at, _) in text[body..].match_indices("!`") {
-        let at = body + at;
-        if at > 0 && !(bytes[at - 1] as char).is_whitespace() {
-            continue;
-        }
-        let inner_start = at + 2;
-        if stop.is_some_and(|stop| stop < inner_start) {
-            stop = text[inner_start..]
-                .find(['`', '\n'])
-                .map(|len| inner_start + len);
-        }
-        let Some(end) = stop else {
-            continue;
-        };
-        if bytes[end] != b'`' || end == inner_start {
-            continue;
-        }
-        let command = text[inner_start..end].trim().to_owned();
-        if !command.is_empty() && at >= inline_end && !super::in_ranges(&blocks, at) {
-            out.push((at..end + 1, command));
-            inline_end = end + 1;
-        }
-    }
-    out.sort_by_key(|(range, _)| range.start);
-    out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn read_only_commands_and_rules() {
-        let rules = vec![
-            "touch:*".to_owned(),
-            "python3 ${CLAUDE_SKILL_DIR}/scripts/x.py:*".to_owned(),
-        ];
-        assert!(command_allowed("echo hi && git status", &[]));
-        assert!(!command_allowed("touch marker && echo done", &[]));
-        assert!(command_allowed("touch marker && echo done", &rules));
-        assert!(!command_allowed("echo x > file", &[]));
-        assert!(command_allowed(
-            "python3 ${CLAUDE_SKILL_DIR}/scripts/x.py --flag",
-            &rules
-        ));
-        assert!(!command_allowed("git push", &[]));
-    }
-
-    #[test]
-    fn token_estimate() {
-        assert_eq!(estimate_tokens("abcd"), 1);
-        assert_eq!(estimate_tokens("abcde"), 2);
-        assert_eq!(estimate_tokens("漢字"), 2);
     }
 }

@@ -2,14 +2,18 @@
 //! agent see all of it?
 
 use super::LintContext;
+use crate::agent::claude_code::listing::{self, CapStyle};
+use crate::agent::{Family, Target};
 use crate::check::diagnostic::Diagnostic;
 use crate::check::rule::{
     DESCRIPTION_MULTILINE, DESCRIPTION_NO_TRIGGER, DESCRIPTION_PERSON, DESCRIPTION_TRUNCATED,
     DESCRIPTION_VAGUE,
 };
-use crate::check::target::{Family, Target};
-use crate::commands::init::PLACEHOLDER_DESCRIPTION;
-use crate::render::listing::{self, CapStyle};
+
+/// The description `init` writes when none is given and there is no terminal to ask on.
+/// `validate` accepts it; `lint` reports it, so it cannot be published by accident.
+pub const PLACEHOLDER_DESCRIPTION: &str = "TODO: say what this skill does and when to use it, \
+for example: Converts X to Y. Use when the user asks to convert X.";
 
 /// Phrases that say when to use a skill.
 const TRIGGERS: &[&str] = &[

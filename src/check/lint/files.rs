@@ -14,8 +14,8 @@ use crate::check::rule::{
     REFERENCE_WITHOUT_TOC, SCRIPT_MISSING_SHEBANG, SCRIPT_NOT_EXECUTABLE, SECRET_FILE,
     SECRET_IN_CONTENT, UNREFERENCED_FILE,
 };
-use crate::pack::select::{CREDENTIAL_FILES, EXAMPLE_SUFFIXES, KEY_EXTENSIONS, SSH_KEYS};
 use crate::skill::Skill;
+use crate::skill::secrets::secret_file_kind;
 
 /// The folders the spec defines.
 const RESOURCE_FOLDERS: [&str; 3] = ["scripts", "references", "assets"];
@@ -64,23 +64,6 @@ pub(super) fn check_bundle(skill: &Skill, bundle: &Bundle, out: &mut Vec<Diagnos
             check_script(file, out);
         }
     }
-}
-
-fn secret_file_kind(name: &str) -> Option<&'static str> {
-    let example = EXAMPLE_SUFFIXES.iter().any(|suffix| name.ends_with(suffix));
-    if (name == ".env" || name.starts_with(".env.")) && !example {
-        return Some("an environment file with secrets");
-    }
-    if KEY_EXTENSIONS.iter().any(|ext| name.ends_with(ext)) {
-        return Some("a private key or certificate store");
-    }
-    if SSH_KEYS.contains(&name) {
-        return Some("an SSH private key");
-    }
-    if CREDENTIAL_FILES.contains(&name) {
-        return Some("a credentials file");
-    }
-    None
 }
 
 fn check_script(file: &BundledFile, out: &mut Vec<Diagnostic>) {

@@ -3,13 +3,14 @@
 use std::ops::Range;
 
 use super::LintContext;
+use crate::agent::Target;
+use crate::agent::claude_code::shell::tool_ranges;
 use crate::check::diagnostic::Diagnostic;
 use crate::check::fix::{Applicability, Edit, Fix};
 use crate::check::rule::{
     ALLOWED_TOOLS_FORMAT, ALLOWED_TOOLS_TOO_BROAD, AMBIGUOUS_SCALAR, ARGUMENTS_WITHOUT_HINT,
     INVALID_PATHS_GLOB, NOT_INVOCABLE, UNDECLARED_ARGUMENT, UNKNOWN_TOOL, UNUSED_ARGUMENT,
 };
-use crate::check::target::Target;
 use crate::skill::model::{Field, ToolList};
 use crate::skill::yaml::{self, Feature, NodeId, NodeKind, Style, Yaml};
 
@@ -300,7 +301,7 @@ fn tool_items(cx: &LintContext<'_>, field: &Field<ToolList>) -> Vec<(String, Ran
         Ok(ToolList::List(items)) => items
             .iter()
             .flat_map(|item| {
-                split_tools(&item.value).into_iter().map(|found| {
+                tool_ranges(&item.value).into_iter().map(|found| {
                     (
                         item.value[found.clone()].to_owned(),
                         super::span_in_value(cx.text(), &item.span, &item.value, found),
@@ -311,7 +312,7 @@ fn tool_items(cx: &LintContext<'_>, field: &Field<ToolList>) -> Vec<(String, Ran
         Ok(ToolList::Text(text)) => {
             // Whether the value is written as it reads, compared once for all its tools.
             let plain = cx.text().get(field.span.clone()) == Some(text.as_str());
-            split_tools(text)
+            tool_ranges(text)
                 .into_iter()
                 .map(|found| {
                     let span = if plain {
@@ -325,31 +326,6 @@ fn tool_items(cx: &LintContext<'_>, field: &Field<ToolList>) -> Vec<(String, Ran
         }
         Err(_) => Vec::new(),
     }
-}
-
-/// Byte ranges of the tools in `text`.
-fn split_tools(text: &str) -> Vec<Range<usize>> {
-    let mut out = Vec::new();
-    let mut depth = 0usize;
-    let mut start: Option<usize> = None;
-    for (at, c) in text.char_indices() {
-        match c {
-            '(' => depth += 1,
-            ')' => depth = depth.saturating_sub(1),
-            c if depth == 0 && (c.is_whitespace() || c == ',') => {
-                if let Some(from) = start.take() {
-                    out.push(from..at);
-                }
-                continue;
-            }
-            _ => {}
-        }
-        start.get_or_insert(at);
-    }
-    if let Some(from) = start {
-        out.push(from..text.len());
-    }
-    out
 }
 
 /// Claude Code only: tool names, and `$ARGUMENTS` placeholders.
@@ -513,7 +489,7 @@ mod tests {
     #[test]
     fn splits_tools_like_claude_code() {
         let text = "Bash(git add:*), Read  Write";
-        let parts: Vec<&str> = split_tools(text).into_iter().map(|r| &text[r]).collect();
+        let parts: Vec<&str> = tool_ranges(text).into_iter().map(|r| &text[r]).collect();
         assert_eq!(parts, ["Bash(git add:*)", "Read", "Write"]);
         assert!(has_separating_comma("Read, Write"));
         assert!(!has_separating_comma("Bash(a,b) Read"));

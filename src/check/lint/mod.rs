@@ -12,14 +12,14 @@ mod frontmatter;
 pub mod set;
 pub mod suppress;
 
-pub use body::estimate_tokens;
+pub use description::PLACEHOLDER_DESCRIPTION;
 
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 use super::diagnostic::Diagnostic;
 use super::rule::{Applies, Rule};
-use super::target::{Family, Target};
+use crate::agent::{Family, Target};
 use crate::skill::Skill;
 use crate::skill::frontmatter::Split;
 use crate::skill::model::SkillDoc;

@@ -2,12 +2,12 @@
 
 use std::collections::HashMap;
 
+use crate::agent::claude_code::listing::{self, CapStyle, Entry};
+use crate::agent::claude_code::reading::fallback_line;
+use crate::agent::{Family, Target};
 use crate::check::Checked;
 use crate::check::diagnostic::Diagnostic;
 use crate::check::rule::{LISTING_OVER_BUDGET, SIMILAR_DESCRIPTIONS};
-use crate::check::rules::claude_code_fallback;
-use crate::check::target::{Family, Target};
-use crate::render::listing::{self, CapStyle, Entry};
 
 /// Two descriptions with at least this Jaccard similarity (of word 3-grams) are near-duplicates.
 pub const SIMILARITY: f64 = 0.8;
@@ -205,7 +205,7 @@ pub fn listing_budget(checked: &mut [Checked], context_window: usize) {
         // Claude Code's order: ICU root collation of the folder names (2.1.88 read order is
         // the walk's, which is sorted by path).
         if style == CapStyle::Current {
-            members.sort_by(|a, b| crate::render::collate::compare(&a.0, &b.0));
+            members.sort_by(|a, b| crate::agent::collate::compare(&a.0, &b.0));
         }
         let entries: Vec<Entry> = members.iter().map(|(_, _, entry)| entry.clone()).collect();
         let result = match style {
@@ -271,7 +271,7 @@ fn entry(item: &Checked, style: CapStyle) -> Option<Entry> {
         .and_then(|field| field.value.as_ref().ok())
         .filter(|text| !text.trim().is_empty())
         .cloned()
-        .or_else(|| claude_code_fallback(item.skill.body(reading)))
+        .or_else(|| fallback_line(item.skill.body(reading)))
         .unwrap_or_default();
     let when_to_use = doc
         .and_then(|doc| doc.when_to_use.as_ref())

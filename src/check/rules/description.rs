@@ -5,12 +5,12 @@ use std::ops::Range;
 use super::keys::suggest;
 use super::name::python_strip;
 use super::{Context, yaml_quote};
+use crate::agent::Family;
 use crate::check::diagnostic::Diagnostic;
 use crate::check::rule::{
     DESCRIPTION_ANGLE_BRACKETS, DESCRIPTION_EMPTY, DESCRIPTION_MISSING, DESCRIPTION_NOT_STRING,
     DESCRIPTION_TOO_LONG,
 };
-use crate::check::target::Family;
 use crate::skill::yaml::{NodeKind, Resolved};
 
 /// The most characters a description may have.

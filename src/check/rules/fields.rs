@@ -2,12 +2,12 @@
 //! the keys Claude Code honours, type-checked under `claude-code`.
 
 use super::{Context, yaml_quote};
+use crate::agent::Family;
 use crate::check::diagnostic::Diagnostic;
 use crate::check::fix::{Applicability, Fix};
 use crate::check::rule::{
     COMPATIBILITY_LENGTH, INVALID_FIELD_TYPE, INVALID_FIELD_VALUE, METADATA_VALUE, Severity,
 };
-use crate::check::target::Family;
 use crate::skill::model::{Effort, Field, known_key};
 use crate::skill::yaml::{NodeKind, Resolved};
 

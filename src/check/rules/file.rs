@@ -1,8 +1,8 @@
 //! Rules about the skill file itself: its name, its encoding, a byte-order mark.
 
+use crate::agent::{Family, Target};
 use crate::check::diagnostic::Diagnostic;
 use crate::check::rule::{INVALID_UTF8, SKILL_FILE_NAME, UTF8_BOM};
-use crate::check::target::{Family, Target};
 use crate::skill::text::{InvalidUtf8, SourceText};
 use crate::skill::{FileName, Skill};
 

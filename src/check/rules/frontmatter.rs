@@ -4,17 +4,17 @@ use std::borrow::Cow;
 use std::ops::Range;
 
 use super::{fallback_tail, yaml_quote};
+use crate::agent::{Family, Target};
 use crate::check::diagnostic::Diagnostic;
 use crate::check::fix::{Applicability, Fix};
 use crate::check::rule::{
     DUPLICATE_KEY, EMPTY_FRONTMATTER, FRONTMATTER_CUT, FRONTMATTER_NOT_MAPPING,
     MISSING_FRONTMATTER, STRICT_YAML, Severity, TAB_INDENTATION, UNCLOSED_FRONTMATTER, YAML_SYNTAX,
 };
-use crate::check::target::{Family, Target};
 use crate::skill::frontmatter::{Region, Split};
 use crate::skill::model::SkillDoc;
 use crate::skill::text::SourceText;
-use crate::skill::yaml::{self, Feature, Yaml, YamlError, YamlErrorKind};
+use crate::skill::yaml::{Feature, Yaml, YamlError, YamlErrorKind};
 use crate::skill::{Reading, Skill};
 
 use super::Context;
@@ -163,7 +163,7 @@ pub(super) fn check<'a>(
         Ok(yaml) => Cow::Borrowed(yaml),
         Err(error) => {
             if target.is_claude_code() {
-                if let Some(retried) = claude_code_retry(source, region) {
+                if let Some(retried) = crate::agent::claude_code::reading::retry(source, region) {
                     out.push(
                         yaml_error(source, region, error, Severity::Warning).note(
                             "Claude Code accepts this only by quoting the value itself and parsing again; strict parsers (Codex, skills-ref, PyYAML) reject the skill",
@@ -232,7 +232,7 @@ pub(super) fn check<'a>(
 }
 
 fn claude_code_fallback(skill: &Skill, reading: &Reading) -> Option<String> {
-    super::claude_code_fallback(skill.body(reading))
+    crate::agent::claude_code::reading::fallback_line(skill.body(reading))
 }
 
 fn missing(skill: &Skill, source: &SourceText, target: Target, reading: &Reading) -> Diagnostic {
@@ -463,135 +463,9 @@ pub(super) fn check_strict_yaml(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     }
 }
 
-/// One line of the frontmatter as Claude Code's retry rewrote it.
-struct LineMap {
-    new_start: usize,
-    original: Range<usize>,
-    /// Where the quoted value starts, in the rewritten text and in the original.
-    quoted: Option<(usize, usize)>,
-}
-
-/// Claude Code's second attempt at broken YAML: every top-level `key: value` line whose value
-/// contains `{}[]*&#!|>%@` or a backtick, or `: `, and is not already quoted, is rewritten as
-/// `key: "value"`, then parsed again (`docs/research/rendering-and-marketplaces.md` A1.1). Spans
-/// of the result point into `source`.
-fn claude_code_retry(source: &SourceText, region: &Region) -> Option<Yaml> {
-    let original = &source.text()[region.yaml.clone()];
-    let mut rewritten = String::with_capacity(original.len() + 16);
-    let mut lines = Vec::new();
-    let mut offset = region.yaml.start;
-    let mut changed = false;
-    for line in original.split_inclusive('\n') {
-        let content = line.strip_suffix('\n').unwrap_or(line);
-        let new_start = rewritten.len();
-        let mut quoted = None;
-        match retry_quote(content) {
-            Some((key, value)) => {
-                changed = true;
-                rewritten.push_str(key);
-                rewritten.push_str(": ");
-                let value_start = offset + content.len() - value.len();
-                quoted = Some((rewritten.len(), value_start));
-                rewritten.push_str(&yaml_quote(value));
-                rewritten.push_str(&line[content.len()..]);
-            }
-            None => rewritten.push_str(line),
-        }
-        lines.push(LineMap {
-            new_start,
-            original: offset..offset + content.len(),
-            quoted,
-        });
-        offset += line.len();
-    }
-    if !changed {
-        return None;
-    }
-    let mut yaml = yaml::parse(&rewritten, 0..rewritten.len()).ok()?;
-    let end = region.yaml.end;
-    yaml.map_offsets(|at| {
-        let index = lines
-            .partition_point(|line| line.new_start <= at)
-            .saturating_sub(1);
-        let Some(line) = lines.get(index) else {
-            return end;
-        };
-        let within = at - line.new_start;
-        let mapped = match line.quoted {
-            Some((new_value, original_value)) if at >= new_value => {
-                original_value + (at - new_value).saturating_sub(1)
-            }
-            _ => line.original.start + within,
-        };
-        mapped.min(line.original.end)
-    });
-    Some(yaml)
-}
-
-/// The key and value of a line Claude Code's retry would quote.
-fn retry_quote(line: &str) -> Option<(&str, &str)> {
-    let colon = line.find(':')?;
-    let key = &line[..colon];
-    if key.is_empty()
-        || !key
-            .chars()
-            .all(|c| c.is_ascii_alphabetic() || c == '_' || c == '-')
-    {
-        return None;
-    }
-    let rest = &line[colon + 1..];
-    let value = rest.trim_start();
-    if value.len() == rest.len() || value.is_empty() {
-        return None;
-    }
-    let quoted = (value.len() >= 2 && value.starts_with('"') && value.ends_with('"'))
-        || (value.len() >= 2 && value.starts_with('\'') && value.ends_with('\''))
-        || value == "\""
-        || value == "'";
-    let special = value.contains([
-        '{', '}', '[', ']', '*', '&', '#', '!', '|', '>', '%', '@', '`',
-    ]) || value.contains(": ");
-    (!quoted && special).then_some((key, value))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn retry_quotes_lines_the_way_claude_code_does() {
-        assert_eq!(
-            retry_quote("description: Use when: x"),
-            Some(("description", "Use when: x"))
-        );
-        assert_eq!(
-            retry_quote("paths: src/**/*.py"),
-            Some(("paths", "src/**/*.py"))
-        );
-        assert_eq!(retry_quote("description: \"quoted: x\""), None);
-        assert_eq!(retry_quote("  nested: a: b"), None);
-        assert_eq!(retry_quote("key2: a: b"), None);
-        assert_eq!(retry_quote("name: plain"), None);
-    }
-
-    #[test]
-    fn retried_spans_point_into_the_original_text() {
-        let text = "---\nname: x\ndescription: Use when: the user asks\n---\n";
-        let source = SourceText::from_string(text.into());
-        let Split::Found(region) = crate::skill::frontmatter::split(
-            text,
-            false,
-            crate::skill::frontmatter::Reader::SKILLPKG,
-        ) else {
-            panic!()
-        };
-        let yaml = claude_code_retry(&source, &region).unwrap();
-        let doc = SkillDoc::from_yaml(&yaml).unwrap();
-        let description = doc.description.unwrap();
-        assert_eq!(description.value.unwrap(), "Use when: the user asks");
-        assert_eq!(&text[description.span], "Use when: the user asks");
-        assert_eq!(&text[doc.name.unwrap().span], "x");
-    }
 
     #[test]
     fn unquoted_colon_fix_quotes_the_value() {

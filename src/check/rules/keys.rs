@@ -1,10 +1,10 @@
 //! Rules about which keys the frontmatter may have.
 
 use super::Context;
+use crate::agent::Family;
 use crate::check::diagnostic::Diagnostic;
 use crate::check::fix::{Edit, Fix};
 use crate::check::rule::{CLIENT_SPECIFIC_KEY, UNKNOWN_KEY};
-use crate::check::target::Family;
 use crate::skill::model::{KNOWN_KEYS, KeyOrigin, known_key};
 use crate::skill::yaml::Style;
 

@@ -16,7 +16,7 @@ pub mod set;
 use std::ops::Range;
 
 use super::diagnostic::Diagnostic;
-use super::target::{Family, Target};
+use crate::agent::{Family, Target};
 use crate::skill::model::SkillDoc;
 use crate::skill::text::SourceText;
 use crate::skill::yaml::Yaml;
@@ -49,7 +49,10 @@ impl Context<'_> {
     pub fn fallback_note(&self) -> String {
         format!(
             "Claude Code {}",
-            fallback_tail(claude_code_fallback(self.skill.body(self.reading)).as_deref())
+            fallback_tail(
+                crate::agent::claude_code::reading::fallback_line(self.skill.body(self.reading))
+                    .as_deref()
+            )
         )
     }
 }
@@ -96,36 +99,6 @@ pub fn check(skill: &Skill, target: Target) -> Vec<Diagnostic> {
     out
 }
 
-/// How `target` (a Claude Code version) reads the skill: its reading of the file, and the typed
-/// frontmatter after its cut at the first `---` and its quote-and-retry of broken YAML (`None`
-/// when Claude Code ignores the frontmatter).
-pub fn claude_code_reading(
-    skill: &Skill,
-    target: Target,
-) -> Option<(std::borrow::Cow<'_, Reading>, Option<SkillDoc>)> {
-    let source = skill.source().ok()?;
-    let reading = skill.reading_as(target.reader())?;
-    let mut ignored = Vec::new();
-    let doc = frontmatter::check(skill, source, target, &reading, &mut ignored)
-        .map(|parsed| parsed.doc.into_owned());
-    Some((reading, doc))
-}
-
-/// Claude Code's fallback description: the first non-empty body line, leading `#`s removed,
-/// cut to 97 characters and `...` when longer than 100 (captures §3).
-pub fn claude_code_fallback(body: &str) -> Option<String> {
-    let line = body.lines().map(str::trim).find(|line| !line.is_empty())?;
-    let text = line.trim_start_matches('#').trim();
-    if text.is_empty() {
-        return None;
-    }
-    if text.chars().count() > 100 {
-        Some(format!("{}...", text.chars().take(97).collect::<String>()))
-    } else {
-        Some(text.to_owned())
-    }
-}
-
 /// What Claude Code shows instead of a description, as the end of a sentence whose subject is
 /// Claude Code: "falls back to the first body line: "…"".
 fn fallback_tail(fallback: Option<&str>) -> String {
@@ -138,22 +111,4 @@ fn fallback_tail(fallback: Option<&str>) -> String {
 /// Quotes `value` as a YAML double-quoted string.
 fn yaml_quote(value: &str) -> String {
     crate::skill::yaml::double_quoted(value)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn fallback_takes_the_first_non_empty_line() {
-        assert_eq!(
-            claude_code_fallback("\n\n# Heading acts as description\nx\n").as_deref(),
-            Some("Heading acts as description")
-        );
-        let long = "x".repeat(120);
-        let cut = claude_code_fallback(&long).unwrap();
-        assert_eq!(cut.chars().count(), 100);
-        assert!(cut.ends_with("..."));
-        assert_eq!(claude_code_fallback("  \n"), None);
-    }
 }

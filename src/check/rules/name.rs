@@ -12,12 +12,12 @@ use unicode_general_category::{GeneralCategory, get_general_category};
 use unicode_normalization::UnicodeNormalization;
 
 use super::{Context, yaml_quote};
+use crate::agent::{Family, Target};
 use crate::check::diagnostic::Diagnostic;
 use crate::check::rule::{
     NAME_EMPTY, NAME_FOLDER_MISMATCH, NAME_HYPHENS, NAME_INVALID_CHARS, NAME_MISSING,
     NAME_NOT_LOWERCASE, NAME_NOT_STRING, NAME_RESERVED_WORD, NAME_TOO_LONG,
 };
-use crate::check::target::{Family, Target};
 use crate::skill::yaml::{NodeKind, Resolved};
 
 /// The most characters a name may have.

@@ -298,7 +298,7 @@ fn only_failures_that_retrying_can_fix_are_retried() {
             "404 is an answer",
             search,
             vec![status("404 Not Found")],
-            2,
+            1,
             1,
         ),
         (

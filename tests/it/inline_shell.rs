@@ -1,0 +1,175 @@
+//! `lint --target claude-code` (SK508) and `preview --target claude-code --invoke` judge each
+//! inline shell command with the same scanner and the same permission matcher
+//! (`agent::claude_code::shell`), so they give the same verdict. One table, both commands.
+
+use crate::common::{TestContext, run};
+
+/// `allowed-tools` (as YAML, or none), the command, whether Claude Code runs it.
+const TABLE: &[(Option<&str>, &str, bool)] = &[
+    // Read-only commands need no rule.
+    (None, "echo hi", true),
+    (None, "cat notes.txt | grep x | sort | uniq", true),
+    (None, "ls; pwd && date", true),
+    (None, "git status", true),
+    (None, "git log -1 --oneline", true),
+    (None, "git branch --show-current", true),
+    (None, "git diff HEAD~1", true),
+    // Anything that writes, or is not known to only read, aborts the invocation.
+    (None, "git push", false),
+    (None, "git commit -m x", false),
+    (None, "touch marker", false),
+    (None, "touch marker && echo TOUCHED", false),
+    (None, "ls; rm -rf build", false),
+    (None, "echo hi > out.txt", false),
+    (None, "python3 scripts/run.py", false),
+    // Rules: a prefix with `:*`, an exact command, a bare `Bash`, `*`.
+    (Some("Bash(touch:*)"), "touch a && echo b", true),
+    (Some("Bash(touch:*)"), "touch a && mkdir b", false),
+    (Some("Bash(git add:*)"), "git add .", true),
+    (Some("Bash(git add:*)"), "git commit -m x", false),
+    (Some("Bash(npm run test)"), "npm run test", true),
+    (Some("Bash(npm run test)"), "npm run test -- --watch", false),
+    (Some("Bash(echo:*)"), "echo a > f", true),
+    (Some("Bash"), "rm -rf build", true),
+    (Some("Bash(*)"), "make all", true),
+    (Some("Read, Grep"), "make all", false),
+    (Some("[Read, \"Bash(make:*)\"]"), "make all", true),
+    (
+        Some("Bash(python3 ${CLAUDE_SKILL_DIR}/scripts/x.py:*)"),
+        "python3 ${CLAUDE_SKILL_DIR}/scripts/x.py --flag",
+        true,
+    ),
+];
+
+fn skill_text(name: &str, allowed: Option<&str>, command: &str, block: bool) -> String {
+    let allowed = allowed.map_or_else(String::new, |tools| format!("allowed-tools: {tools}\n"));
+    let shell = if block {
+        format!("```!\n{command}\n```")
+    } else {
+        format!("Result: !`{command}`")
+    };
+    format!(
+        "---\nname: {name}\ndescription: Runs a command. Use when testing.\n{allowed}---\n\n{shell}\n"
+    )
+}
+
+#[test]
+fn lint_and_preview_give_the_same_verdict_on_every_command() {
+    let context = TestContext::new();
+    let mut rows = Vec::new();
+    for (index, &(allowed, command, runs)) in TABLE.iter().enumerate() {
+        for block in [false, true] {
+            let name = format!("s{index}-{}", if block { "block" } else { "inline" });
+            context.skill(
+                &format!("skills/{name}"),
+                &skill_text(&name, allowed, command, block),
+            );
+            rows.push((name, allowed, command, runs));
+        }
+    }
+    let (_, stdout, stderr) = run(context.command(&[
+        "lint",
+        "skills",
+        "--target",
+        "claude-code",
+        "--format",
+        "json",
+    ]));
+    let lint: serde_json::Value =
+        serde_json::from_str(&stdout).unwrap_or_else(|_| panic!("{stderr}"));
+    let refused_by_lint: std::collections::BTreeSet<String> = lint["skills"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|skill| {
+            skill["diagnostics"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|diagnostic| diagnostic["code"] == "SK508")
+        })
+        .map(|skill| skill["name"].as_str().unwrap().to_owned())
+        .collect();
+    let mut wrong = Vec::new();
+    for (name, allowed, command, runs) in &rows {
+        let (code, stdout, stderr) = run(context.command(&[
+            "preview",
+            "skills",
+            "--target",
+            "claude-code",
+            "--invoke",
+            name,
+            "--format",
+            "json",
+        ]));
+        let preview: serde_json::Value =
+            serde_json::from_str(&stdout).unwrap_or_else(|_| panic!("{name}: {stderr}"));
+        let verdict = preview["shell"][0]["verdict"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{name}: {stdout}"))
+            .to_owned();
+        let preview_runs = verdict != "aborts";
+        let lint_runs = !refused_by_lint.contains(name);
+        assert_eq!(code, i32::from(!preview_runs), "{name}: {stderr}");
+        if preview_runs != *runs || lint_runs != *runs {
+            wrong.push(format!(
+                "{name}: allowed-tools {allowed:?}, `{command}`: expected {}, preview says {verdict}, lint says {}",
+                if *runs { "runs" } else { "aborts" },
+                if lint_runs { "runs" } else { "aborts (SK508)" }
+            ));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// `preview --exec` reads a command's output while it runs: a command that prints 1 MiB, more
+/// than a pipe holds, used to wait forever for a reader.
+#[test]
+fn exec_of_a_command_that_prints_a_mebibyte_finishes() {
+    use std::time::{Duration, Instant};
+    let context = TestContext::new();
+    context.skill(
+        "skills/loud",
+        &skill_text(
+            "loud",
+            Some("Bash"),
+            "head -c 1048576 /dev/zero | tr '\\0' x",
+            false,
+        ),
+    );
+    let out = context.root().join("out.txt");
+    let mut command = context.command(&[
+        "preview",
+        "skills",
+        "--target",
+        "claude-code",
+        "--invoke",
+        "loud",
+        "--exec",
+    ]);
+    command
+        .current_dir(context.root())
+        .stdout(fs_err::File::create(&out).unwrap().into_parts().0)
+        .stderr(std::process::Stdio::null());
+    let started = Instant::now();
+    let mut child = command.spawn().unwrap();
+    // A bound to fail rather than hang; the command takes a few milliseconds.
+    let limit = Duration::from_secs(60);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if started.elapsed() > limit {
+            let _ = child.kill();
+            panic!("preview --exec still running after {limit:?}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert!(status.success());
+    let text = fs_err::read_to_string(&out).unwrap();
+    assert!(
+        text.contains(&format!("Result: {}\n", "x".repeat(1024 * 1024))),
+        "{} bytes",
+        text.len()
+    );
+}
