@@ -9,8 +9,9 @@ use std::io::Cursor;
 use std::path::{Component, Path, PathBuf};
 
 use skillpkg::agent::Target;
+use skillpkg::check::engine::{self, CliRules, Settings};
 use skillpkg::check::fix::fix_until_stable;
-use skillpkg::check::lint::{self, Bundle};
+use skillpkg::check::lint::Bundle;
 use skillpkg::check::{Checked, check_set, check_skill};
 use skillpkg::output::{self, Format, Report};
 use skillpkg::pack::archive::folder_digest;
@@ -79,18 +80,21 @@ fn skill(bytes: &[u8]) -> Skill {
 }
 
 /// What `validate` and `lint` report for `bytes` for `targets`, suppressions applied (no
-/// configuration).
+/// configuration): the lint engine's own analysis, the one `lint --fix` runs after each round.
 fn linted(bytes: &[u8], targets: &[Target]) -> Checked {
-    let mut checked = check_skill(skill(bytes), targets);
-    let found = lint::lint(&checked.skill, &Bundle::default(), targets);
-    checked.diagnostics.extend(found);
-    let mut suppressions = lint::suppressions(&checked.skill);
-    if let Ok(source) = checked.skill.source() {
-        let source = source.clone();
-        suppressions.apply(&mut checked.diagnostics, &source);
-    }
-    checked.diagnostics.extend(suppressions.unused(true));
-    checked
+    let cli = CliRules::default();
+    let settings = Settings {
+        cli: &cli,
+        config: None,
+    };
+    engine::analyse(
+        skill(bytes),
+        &Bundle::default(),
+        targets,
+        &settings,
+        Path::new("/"),
+    )
+    .0
 }
 
 /// What `lint --fix` analyses after each round.

@@ -367,6 +367,14 @@ pub fn lexical_absolute(cwd: &Path, dir: &Path) -> PathBuf {
     out
 }
 
+impl std::str::FromStr for Selector {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        parse_selector(text)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -6,6 +6,7 @@
 
 pub mod config;
 pub mod diagnostic;
+pub mod engine;
 pub mod fix;
 pub mod lint;
 pub mod rule;

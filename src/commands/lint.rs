@@ -1,25 +1,21 @@
 //! `skillpkg lint`: will these skills work well? `validate`'s rules plus the lint catalogue,
 //! with configuration, suppressions and fixes.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap};
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use anyhow::Context as _;
 
 use super::{ExitStatus, UserError};
 use crate::agent::{DEFAULT_TARGETS, Target};
-use crate::check::config::{Config, ConfigFinder, Level, Selector, lexical_absolute};
-use crate::check::diagnostic::Diagnostic;
-use crate::check::fix;
-use crate::check::lint::{self, Bundle, set, suppress::Suppressions};
-use crate::check::rule::{self, AMBIGUOUS_SCALAR, Kind, Rule, Severity};
-use crate::check::{Checked, check_set, check_skill};
-use crate::fsx;
+use crate::check::Checked;
+use crate::check::config::{ConfigFinder, Selector};
+use crate::check::engine::{self, CliRules, FixMode, Job, Outcome, Settings};
+use crate::check::rule::{self, Kind, Rule};
 use crate::output::{self, Format, Printer, Report, plural, print_error};
 use crate::parallel;
-use crate::skill::{Skill, discover, folder_name, read_file};
+use crate::skill::discover;
 
 /// Check that skills will work well: `validate`'s rules plus the lint catalogue.
 ///
@@ -98,146 +94,6 @@ pub struct LintArgs {
     pub context_window: usize,
 }
 
-impl std::str::FromStr for Selector {
-    type Err = String;
-
-    fn from_str(text: &str) -> Result<Self, Self::Err> {
-        crate::check::config::parse_selector(text)
-    }
-}
-
-/// What the command line says about rules.
-#[derive(Debug, Default)]
-struct CliRules {
-    select: Vec<Selector>,
-    extend_select: Vec<Selector>,
-    ignore: Vec<Selector>,
-}
-
-/// The rule settings for one skill: the command line's and its skillpkg.toml's.
-struct Settings<'a> {
-    cli: &'a CliRules,
-    config: Option<Arc<Config>>,
-}
-
-impl Settings<'_> {
-    /// The command line goes first: `--ignore` wins, and a rule named on its own in `--select`
-    /// or `--extend-select` runs even if skillpkg.toml ignores it. Otherwise `--select` replaces
-    /// the file's `select` (default: all), both `extend-select`s add, and the file's `ignore`
-    /// removes.
-    fn selected(&self, rule: &Rule) -> bool {
-        let any = |selectors: &[Selector]| selectors.iter().any(|s| s.matches(rule));
-        if any(&self.cli.ignore) {
-            return false;
-        }
-        let named = |selectors: &[Selector]| {
-            selectors
-                .iter()
-                .any(|s| matches!(s, Selector::Rule(named) if std::ptr::eq(*named, rule)))
-        };
-        if named(&self.cli.select) || named(&self.cli.extend_select) {
-            return true;
-        }
-        let config = self.config.as_deref().map(|config| &config.lint);
-        let base = if self.cli.select.is_empty() {
-            config.and_then(|c| c.select.as_deref()).is_none_or(any)
-        } else {
-            any(&self.cli.select)
-        };
-        let on =
-            base || any(&self.cli.extend_select) || config.is_some_and(|c| any(&c.extend_select));
-        on && !config.is_some_and(|c| any(&c.ignore))
-    }
-
-    fn level(&self, rule: &Rule) -> Option<Level> {
-        let config = self.config.as_deref()?;
-        config
-            .lint
-            .levels
-            .iter()
-            .rev()
-            .find(|(configured, _)| std::ptr::eq(*configured, rule))
-            .map(|(_, level)| *level)
-    }
-
-    /// Drops findings of rules that are not selected, turned off, or ignored for their path;
-    /// applies configured levels.
-    fn filter(
-        &self,
-        diagnostics: &mut Vec<Diagnostic>,
-        checked_path: &dyn Fn(&Diagnostic) -> PathBuf,
-        cwd: &Path,
-    ) {
-        diagnostics.retain_mut(|diagnostic| {
-            let rule = diagnostic.rule;
-            if !self.selected(rule) {
-                return false;
-            }
-            match self.level(rule) {
-                Some(Level::Off) => return false,
-                Some(level) => {
-                    let severity = if level == Level::Error {
-                        Severity::Error
-                    } else {
-                        Severity::Warning
-                    };
-                    if let Some(config) = &self.config {
-                        diagnostic.severity = severity;
-                        diagnostic.level_source = Some(format!(
-                            "`{}` is set to \"{}\" in {}",
-                            rule.name,
-                            severity.as_str(),
-                            config.path.display()
-                        ));
-                    }
-                }
-                None => {}
-            }
-            if let Some(config) = &self.config
-                && !config.lint.per_path_ignores.is_empty()
-            {
-                let path = lexical_absolute(cwd, &checked_path(diagnostic));
-                if let Ok(relative) = path.strip_prefix(&config.dir) {
-                    for (glob, selectors) in &config.lint.per_path_ignores {
-                        let skill_dir = relative.parent().unwrap_or(relative);
-                        if (glob.is_match(relative)
-                            || glob.is_match(skill_dir)
-                            || relative.ancestors().any(|a| glob.is_match(a)))
-                            && selectors.iter().any(|s| s.matches(rule))
-                        {
-                            return false;
-                        }
-                    }
-                }
-            }
-            true
-        });
-    }
-}
-
-/// One linted skill.
-struct Outcome {
-    checked: Checked,
-    suppressions: Suppressions,
-    /// Fixes applied (or, with --diff, that would be).
-    fixed: usize,
-    /// With --diff: the unified diff.
-    diff: Option<String>,
-    /// The fix rounds ran out with fixes left: another `--fix` may fix more.
-    exhausted: bool,
-}
-
-/// What to do with fixes.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum FixMode {
-    Off,
-    Write { unsafe_fixes: bool },
-    Diff { unsafe_fixes: bool },
-}
-
-/// A skill to lint: its file, its other files, its targets and its configuration.
-type Job = (PathBuf, Vec<PathBuf>, Vec<Target>, Option<Arc<Config>>);
-
 /// What the walk found: the jobs, and errors met on the way.
 struct Plan {
     jobs: Vec<Job>,
@@ -275,7 +131,7 @@ pub fn run(args: LintArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
             cli: &cli,
             config: config.clone(),
         };
-        lint_one(path, files, targets, &settings, mode, &cwd, keep_bodies)
+        engine::lint_file(path, files, targets, &settings, mode, &cwd, keep_bodies)
     });
     let mut outcomes = Vec::with_capacity(results.len());
     let mut errors = Vec::new();
@@ -285,7 +141,7 @@ pub fn run(args: LintArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
             Err(error) => errors.push(error),
         }
     }
-    across_skills(&mut outcomes, jobs, &cli, args.context_window, &cwd);
+    engine::across_skills(&mut outcomes, jobs, &cli, args.context_window, &cwd);
 
     let fixed: usize = outcomes.iter().map(|o| o.fixed).sum();
     let exhausted: Vec<PathBuf> = outcomes
@@ -451,64 +307,6 @@ fn plan(
     }))
 }
 
-/// The rules across skills, then the suppressions they leave unused.
-fn across_skills(
-    outcomes: &mut [Outcome],
-    jobs: &[Job],
-    cli: &CliRules,
-    context_window: usize,
-    cwd: &Path,
-) {
-    let mut checked: Vec<Checked> = outcomes
-        .iter()
-        .map(|o| Checked {
-            skill: o.checked.skill.clone(),
-            targets: o.checked.targets.clone(),
-            diagnostics: Vec::new(),
-        })
-        .collect();
-    check_set(&mut checked);
-    set::similar_descriptions(&mut checked);
-    set::listing_budget(&mut checked, context_window);
-    // Outcomes and jobs line up except where a skill could not be read.
-    let configs: HashMap<&Path, &Option<Arc<Config>>> = jobs
-        .iter()
-        .map(|(path, _, _, config)| (path.as_path(), config))
-        .collect();
-    for (outcome, extra) in outcomes.iter_mut().zip(checked) {
-        let skill_path = outcome.checked.skill.path.clone();
-        let settings = Settings {
-            cli,
-            config: configs.get(skill_path.as_path()).and_then(|c| (*c).clone()),
-        };
-        let mut found = extra.diagnostics;
-        settings.filter(&mut found, &|_| skill_path.clone(), cwd);
-        if let Ok(source) = outcome.checked.skill.source() {
-            outcome.suppressions.apply(&mut found, source);
-        }
-        let earlier: HashSet<(String, Option<(usize, usize)>)> = outcome
-            .suppressions
-            .unused(false)
-            .into_iter()
-            .map(|early| (early.message, early.span.map(|span| (span.start, span.end))))
-            .collect();
-        let mut unused = outcome.suppressions.unused(true);
-        unused.retain(|late| {
-            !earlier.contains(&(
-                late.message.clone(),
-                late.span.as_ref().map(|span| (span.start, span.end)),
-            ))
-        });
-        for diagnostic in &mut unused {
-            diagnostic.targets.clone_from(&outcome.checked.targets);
-        }
-        settings.filter(&mut unused, &|_| skill_path.clone(), cwd);
-        found.extend(unused);
-        outcome.checked.diagnostics.extend(found);
-        outcome.checked.sort();
-    }
-}
-
 /// `--diff`: the diffs on stdout, a count on stderr.
 fn print_diffs(
     outcomes: &[Outcome],
@@ -598,132 +396,4 @@ fn files_per_skill(skills: &[PathBuf], files: Vec<PathBuf>) -> Vec<Vec<PathBuf>>
         }
     }
     out
-}
-
-/// Lints one skill, fixing it when asked.
-fn lint_one(
-    path: &Path,
-    files: &[PathBuf],
-    targets: &[Target],
-    settings: &Settings<'_>,
-    mode: FixMode,
-    cwd: &Path,
-    keep_body: bool,
-) -> anyhow::Result<Outcome> {
-    let original = read_file(path).with_context(|| format!("cannot read {}", path.display()))?;
-    let dir = path.parent().unwrap_or(Path::new("."));
-    let dir_name = folder_name(dir);
-    let bundle = Bundle::load(dir, files.to_vec());
-    let allow = match mode {
-        FixMode::Off => None,
-        FixMode::Write { unsafe_fixes } | FixMode::Diff { unsafe_fixes } => Some(unsafe_fixes),
-    };
-    let fixing = fix::fix_until_stable(&original, allow, |bytes| {
-        let skill = Skill::from_bytes(path.to_path_buf(), dir_name.clone(), bytes.to_vec());
-        analyse(skill, &bundle, targets, settings, cwd)
-    });
-    let fix::Fixing {
-        bytes: current,
-        fixed,
-        mut checked,
-        extra: suppressions,
-        exhausted,
-    } = fixing;
-    let diff = match mode {
-        FixMode::Diff { .. } if current != original => {
-            Some(unified_diff(path, &original, &current))
-        }
-        _ => None,
-    };
-    if let FixMode::Write { .. } = mode
-        && current != original
-    {
-        fsx::write_atomically(path, &current, ".skillpkg-fix-", fsx::Permissions::Keep)?;
-    }
-    // Keep what reports point at, and for Claude Code's listing the first body line (its
-    // fallback description); drop the rest of the body.
-    let mut keep = checked.reported_end();
-    if keep_body {
-        keep = keep.max(fallback_line_end(&checked.skill));
-    }
-    checked.skill.release_body(keep);
-    Ok(Outcome {
-        checked,
-        suppressions,
-        fixed,
-        diff,
-        exhausted,
-    })
-}
-
-/// The end of the first non-empty body line, which Claude Code falls back to as description.
-fn fallback_line_end(skill: &Skill) -> usize {
-    let (Ok(source), Some(reading)) = (skill.source(), skill.reading()) else {
-        return 0;
-    };
-    let body = skill.body(reading);
-    let start = source.text().len() - body.len();
-    let mut offset = start;
-    for line in body.split_inclusive('\n') {
-        offset += line.len();
-        if !line.trim().is_empty() {
-            return offset;
-        }
-    }
-    offset
-}
-
-/// Validate's and lint's rules over one version of the text, filtered by the settings and the
-/// suppressions.
-fn analyse(
-    skill: Skill,
-    bundle: &Bundle,
-    targets: &[Target],
-    settings: &Settings<'_>,
-    cwd: &Path,
-) -> (Checked, Suppressions) {
-    let mut checked = check_skill(skill, targets);
-    let mut linted = lint::lint(&checked.skill, bundle, targets);
-    // A value validate already reports needs no second finding.
-    let reported: HashSet<Option<(usize, usize)>> = checked
-        .diagnostics
-        .iter()
-        .map(|seen| seen.span.as_ref().map(|span| (span.start, span.end)))
-        .collect();
-    linted.retain(|found| {
-        !std::ptr::eq(found.rule, &raw const AMBIGUOUS_SCALAR)
-            || !reported.contains(&found.span.as_ref().map(|span| (span.start, span.end)))
-    });
-    checked.diagnostics.extend(linted);
-    let skill_path = checked.skill.path.clone();
-    let dir = checked.skill.dir.clone();
-    let path_of = move |d: &Diagnostic| match &d.file {
-        Some(file) => dir.join(&file.path),
-        None => skill_path.clone(),
-    };
-    settings.filter(&mut checked.diagnostics, &path_of, cwd);
-    let mut suppressions = lint::suppressions(&checked.skill);
-    if let Ok(source) = checked.skill.source() {
-        let source = source.clone();
-        suppressions.apply(&mut checked.diagnostics, &source);
-    }
-    let mut unused = suppressions.unused(false);
-    for diagnostic in &mut unused {
-        diagnostic.targets.clone_from(&checked.targets);
-    }
-    settings.filter(&mut unused, &path_of, cwd);
-    checked.diagnostics.extend(unused);
-    checked.sort();
-    (checked, suppressions)
-}
-
-fn unified_diff(path: &Path, before: &[u8], after: &[u8]) -> String {
-    let before = String::from_utf8_lossy(before);
-    let after = String::from_utf8_lossy(after);
-    let shown = output::slash_path(path);
-    similar::TextDiff::from_lines(before.as_ref(), after.as_ref())
-        .unified_diff()
-        .context_radius(3)
-        .header(&shown, &shown)
-        .to_string()
 }

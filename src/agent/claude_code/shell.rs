@@ -53,8 +53,8 @@ pub struct Inline {
 }
 
 /// The inline commands of `text` (a skill's body), in order: ```` ```! ```` blocks, and
-/// `` !`cmd` `` where the `!` starts the text or follows whitespace and the command does not
-/// cross a line. Where two overlap, the first is kept.
+/// `` !`cmd` `` where the `!` starts a line or follows whitespace (JavaScript's `\s`); the
+/// command may span lines but holds no backtick. Where two overlap, the first is kept.
 ///
 /// Linear in the text: where each inline command ends comes from one forward scan shared by
 /// all of them, so a line of unclosed `` !` `` costs no more than its length.
@@ -81,11 +81,10 @@ pub fn inline_commands(text: &str) -> Vec<Inline> {
         let after = blocks.partition_point(|range| range.start <= at);
         after > 0 && blocks[after - 1].contains(&at)
     };
-    let bytes = text.as_bytes();
     let mut stop: Option<usize> = Some(0);
     let mut inline_end = 0;
     for (at, _) in text.match_indices("!`") {
-        if (at > 0 && !(bytes[at - 1] as char).is_whitespace())
+        if text[..at].chars().next_back().is_some_and(|c| !js_space(c))
             || at < inline_end
             || inside_block(at)
         {
@@ -93,12 +92,12 @@ pub fn inline_commands(text: &str) -> Vec<Inline> {
         }
         let inner = at + 2;
         if stop.is_some_and(|stop| stop < inner) {
-            stop = text[inner..].find(['`', '\n']).map(|len| inner + len);
+            stop = text[inner..].find('`').map(|len| inner + len);
         }
         let Some(end) = stop else {
             continue;
         };
-        if bytes[end] != b'`' || end == inner {
+        if end == inner {
             continue;
         }
         let command = text[inner..end].trim().to_owned();
@@ -124,28 +123,115 @@ pub fn inline_commands(text: &str) -> Vec<Inline> {
     found
 }
 
-/// Commands Claude Code runs without an allow rule because they only read: captures §8 shows
-/// `echo`; the others are Claude Code's read-only command set.
+/// JavaScript's `\s`, which Claude Code's inline pattern `` (?<=^|\s)!`…` `` uses.
+fn js_space(c: char) -> bool {
+    matches!(
+        c,
+        '\t' | '\n' | '\u{0B}' | '\u{0C}' | '\r' | ' ' | '\u{A0}' | '\u{1680}' | '\u{2000}'
+            ..='\u{200A}'
+                | '\u{2028}'
+                | '\u{2029}'
+                | '\u{202F}'
+                | '\u{205F}'
+                | '\u{3000}'
+                | '\u{FEFF}'
+    )
+}
+
+/// Commands Claude Code 2.1.332 runs with any arguments, without an allow rule, because they
+/// only read (`docs/agents.md`, "Inline shell"; `echo` is captured in
+/// `docs/research/claude-code-captures.md` §8). `env`, `printenv`, `awk`, `tee` and the like are
+/// not among them.
 const READ_ONLY: &[&str] = &[
-    "echo", "cat", "ls", "pwd", "head", "tail", "wc", "date", "whoami", "which", "grep", "rg",
-    "find", "tree", "file", "stat", "du", "df", "uname", "env", "printenv", "basename", "dirname",
-    "realpath", "sort", "uniq", "cut", "diff", "true", "false", "test", "jq",
+    "echo",
+    "ls",
+    "cat",
+    "head",
+    "tail",
+    "wc",
+    "stat",
+    "strings",
+    "hexdump",
+    "od",
+    "nl",
+    "id",
+    "uname",
+    "free",
+    "df",
+    "du",
+    "locale",
+    "groups",
+    "nproc",
+    "basename",
+    "dirname",
+    "realpath",
+    "cut",
+    "paste",
+    "tr",
+    "column",
+    "tac",
+    "rev",
+    "fold",
+    "expand",
+    "unexpand",
+    "fmt",
+    "comm",
+    "cmp",
+    "numfmt",
+    "readlink",
+    "diff",
+    "true",
+    "false",
+    "sleep",
+    "type",
+    "expr",
+    "seq",
+    "tsort",
+    "pr",
+    "cal",
+    "uptime",
+    "grep",
+    "egrep",
+    "fgrep",
+    "rg",
+    "tree",
+    "file",
+    "which",
+    "hostname",
+    "sha256sum",
+    "sha1sum",
+    "md5sum",
+    "base64",
+    "test",
+    "[",
+    "jq",
+    "uniq",
 ];
 
-/// Read-only `git` subcommands.
+/// `git` subcommands that only read, when no global option comes before them.
 const READ_ONLY_GIT: &[&str] = &[
-    "status",
-    "log",
     "diff",
+    "log",
     "show",
-    "branch",
+    "shortlog",
+    "status",
+    "blame",
+    "ls-files",
+    "ls-remote",
+    "merge-base",
     "rev-parse",
+    "rev-list",
     "describe",
+    "cat-file",
+    "for-each-ref",
+    "grep",
+    "branch",
     "tag",
     "remote",
-    "ls-files",
-    "blame",
     "config",
+    "stash",
+    "reflog",
+    "worktree",
 ];
 
 /// Why one part of a command may run.
@@ -237,8 +323,7 @@ impl Permissions {
                     .map(str::to_owned)
             })
             .collect();
-        let any = tools.iter().any(|tool| tool.as_ref() == "Bash")
-            || rules.iter().any(|rule| rule == "*:*");
+        let any = tools.iter().any(|tool| tool.as_ref() == "Bash");
         let matcher = BashRules::new(rules.iter().map(String::as_str));
         Self {
             any,
@@ -261,9 +346,14 @@ impl Permissions {
             .map(str::trim)
             .filter(|part| !part.is_empty())
         {
-            let reason = if let Some(index) = self.matcher.first_match(part) {
+            // A nested command cannot be checked before it runs: only a rule that allows
+            // everything (`Bash(*)`) lets it through.
+            let nested = has_substitution(part);
+            let reason = if let Some(index) = self.matcher.first_match(part)
+                && (!nested || self.rules[index] == "*")
+            {
                 Reason::Rule(self.rules[index].clone())
-            } else if is_read_only(part) {
+            } else if !nested && is_read_only(part) {
                 Reason::ReadOnly
             } else {
                 return Verdict::Aborts;
@@ -276,15 +366,135 @@ impl Permissions {
     }
 }
 
-/// Whether one part of a command (no `;`, `|` or `&&` in it) only reads.
+/// Whether `part` runs a nested command: `$(…)` or backticks. Arithmetic, `$((…))`, is not one.
+fn has_substitution(part: &str) -> bool {
+    part.contains('`')
+        || part
+            .match_indices("$(")
+            .any(|(at, _)| !part[at + 2..].starts_with('('))
+}
+
+/// Whether one part of a command (no `;`, `|` or `&&` in it) only reads: a read-only command
+/// whose arguments keep it so, writing nowhere but `/dev/null` or another descriptor.
 fn is_read_only(part: &str) -> bool {
-    if part.contains('>') {
+    let words: Vec<&str> = part.split_whitespace().collect();
+    let Some((&first, args)) = words.split_first() else {
+        return true;
+    };
+    if !redirects_nowhere(&words) {
         return false;
     }
-    let mut words = part.split_whitespace();
-    let first = words.next().unwrap_or_default();
-    READ_ONLY.contains(&first)
-        || (first == "git" && words.next().is_some_and(|sub| READ_ONLY_GIT.contains(&sub)))
+    let has = |flags: &[&str]| {
+        args.iter().any(|arg| {
+            flags
+                .iter()
+                .any(|flag| arg == flag || arg.starts_with(&format!("{flag}=")))
+        })
+    };
+    let positional = || args.iter().any(|arg| !arg.starts_with('-'));
+    match first {
+        "pwd" | "whoami" => args.is_empty(),
+        "cd" => args.len() <= 1,
+        "find" => !has(&[
+            "-delete",
+            "-exec",
+            "-execdir",
+            "-ok",
+            "-okdir",
+            "-fprint",
+            "-fprint0",
+            "-fls",
+            "-fprintf",
+            "-files0-from",
+        ]),
+        // `date -s` sets the clock: every operand must be a `+format`.
+        "date" => args.iter().all(|arg| arg.starts_with('+')),
+        "sort" => !has(&["-o", "--output"]),
+        // A file operand to `uniq` is its output file.
+        "uniq" => !positional(),
+        "jq" => !has(&[
+            "-f",
+            "-L",
+            "--from-file",
+            "--rawfile",
+            "--slurpfile",
+            "--argfile",
+        ]),
+        "git" => git_reads_only(args),
+        _ => READ_ONLY.contains(&first),
+    }
+}
+
+/// Whether every redirection among `words` goes to `/dev/null` or duplicates a descriptor
+/// (`2>&1`); any other output redirection writes a file.
+fn redirects_nowhere(words: &[&str]) -> bool {
+    let mut words = words.iter().peekable();
+    while let Some(word) = words.next() {
+        let Some(at) = word.find('>') else {
+            continue;
+        };
+        let target = word[at..].trim_start_matches(['>', '|']);
+        let target = if target.is_empty() {
+            words.next().copied().unwrap_or_default()
+        } else {
+            target
+        };
+        let descriptor = target.strip_prefix('&').is_some_and(|rest| {
+            !rest.is_empty() && rest.bytes().all(|b| b.is_ascii_digit() || b == b'-')
+        });
+        if !(descriptor || target == "/dev/null") {
+            return false;
+        }
+    }
+    true
+}
+
+/// Whether a `git` command (its arguments after `git`) only reads: a read-only subcommand
+/// first (no global option such as `-C` before it), in a form that does not write.
+fn git_reads_only(args: &[&str]) -> bool {
+    let Some((&sub, rest)) = args.split_first() else {
+        return false;
+    };
+    if !READ_ONLY_GIT.contains(&sub) {
+        return false;
+    }
+    let listing = rest.iter().any(|arg| matches!(*arg, "-l" | "--list"));
+    let positional = rest.iter().any(|arg| !arg.starts_with('-'));
+    let writes_output = rest.iter().any(|arg| arg.starts_with("--output"));
+    match sub {
+        "branch" => {
+            !rest.iter().any(|arg| {
+                matches!(
+                    *arg,
+                    "-d" | "-D"
+                        | "-m"
+                        | "-M"
+                        | "-c"
+                        | "-C"
+                        | "--delete"
+                        | "--move"
+                        | "--copy"
+                        | "-u"
+                        | "--set-upstream-to"
+                        | "--unset-upstream"
+                        | "-f"
+                        | "--force"
+                        | "--edit-description"
+                )
+            }) && (!positional
+                || listing
+                || rest
+                    .iter()
+                    .any(|arg| arg.starts_with("--merged") || arg.starts_with("--no-merged")))
+        }
+        "tag" => !positional || listing,
+        "remote" => rest.iter().all(|arg| matches!(*arg, "-v" | "--verbose")),
+        "config" => rest.first() == Some(&"--get"),
+        "stash" => matches!(rest.first(), Some(&"list" | &"show")),
+        "reflog" => matches!(rest.first(), None | Some(&"show" | &"list")),
+        "worktree" => rest.first() == Some(&"list"),
+        _ => !writes_output,
+    }
 }
 
 /// Strings by prefix: which of them `text` starts with, found in one walk along `text`. Each
@@ -357,6 +567,8 @@ impl PrefixTrie {
 pub struct BashRules {
     exact: std::collections::HashMap<String, usize>,
     prefixes: PrefixTrie,
+    /// The prefix rules that must end at a word's end (`git:*`, `git *`).
+    words: std::collections::HashSet<usize>,
 }
 
 impl BashRules {
@@ -364,8 +576,17 @@ impl BashRules {
     pub fn new<'a>(rules: impl IntoIterator<Item = &'a str>) -> Self {
         let mut out = Self::default();
         for (index, rule) in rules.into_iter().enumerate() {
-            match rule.strip_suffix(":*").or_else(|| rule.strip_suffix('*')) {
-                Some(prefix) => out.prefixes.insert(prefix.trim_end(), index),
+            // `git:*` and `git *` allow `git` and `git …`, never `gitx`; `ls*` is a plain
+            // prefix (it allows `lsof`).
+            let word = rule.strip_suffix(":*").or_else(|| rule.strip_suffix(" *"));
+            match word.or_else(|| rule.strip_suffix('*')) {
+                Some(prefix) => {
+                    let prefix = prefix.trim_end();
+                    if word.is_some() && !prefix.is_empty() {
+                        out.words.insert(index);
+                    }
+                    out.prefixes.insert(prefix, index);
+                }
                 None => {
                     out.exact.entry(rule.to_owned()).or_insert(index);
                 }
@@ -380,6 +601,11 @@ impl BashRules {
         let prefix = self
             .prefixes
             .prefixes_of(command)
+            .filter(|&(len, index)| {
+                !self.words.contains(&index)
+                    || command[len..].is_empty()
+                    || command[len..].starts_with(char::is_whitespace)
+            })
             .map(|(_, index)| index)
             .min();
         match (exact, prefix) {
@@ -403,12 +629,12 @@ mod tests {
 
     #[test]
     fn inline_commands_as_claude_code_finds_them() {
-        let text = "!`echo a` x!`echo no` \n```!\nls\n```\n!`unclosed\n!`` !`b`";
+        let text = "!`echo a` x!`echo no` \n```!\nls\n```\n!``\u{a0}!`b\nc` (!`no`";
         let found: Vec<String> = inline_commands(text)
             .into_iter()
             .map(|inline| inline.command)
             .collect();
-        assert_eq!(found, ["echo a", "ls", "b"]);
+        assert_eq!(found, ["echo a", "ls", "b\nc"]);
     }
 
     #[test]
