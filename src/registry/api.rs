@@ -27,6 +27,35 @@ pub struct SkillInfo {
     pub versions: Vec<VersionInfo>,
 }
 
+impl SkillInfo {
+    /// The version `requirement` asks for: a full version (`1.2.0`, `=1.2.0`) is exact, yanked
+    /// or not; anything else is a semver requirement (`^1.2`, `*` when none is given) over the
+    /// versions that are not yanked, newest first.
+    pub fn choose(&self, requirement: Option<&str>) -> Option<&VersionInfo> {
+        let exact = requirement
+            .map(|r| r.strip_prefix('=').unwrap_or(r))
+            .and_then(|r| semver::Version::parse(r.trim()).ok());
+        if let Some(exact) = exact {
+            return self
+                .versions
+                .iter()
+                .find(|v| semver::Version::parse(&v.version).ok().as_ref() == Some(&exact));
+        }
+        let requirement = semver::VersionReq::parse(requirement.unwrap_or("*")).ok()?;
+        self.versions
+            .iter()
+            .filter(|v| !v.yanked)
+            .filter_map(|v| {
+                semver::Version::parse(&v.version)
+                    .ok()
+                    .map(|parsed| (parsed, v))
+            })
+            .filter(|(parsed, _)| requirement.matches(parsed))
+            .max_by(|a, b| a.0.cmp(&b.0))
+            .map(|(_, v)| v)
+    }
+}
+
 /// A search hit.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SearchHit {
@@ -124,4 +153,47 @@ pub fn without_build(version: &str) -> &str {
     version
         .split_once('+')
         .map_or(version, |(release, _)| release)
+}
+
+#[cfg(test)]
+mod choose_tests {
+    use super::{SkillInfo, VersionInfo};
+
+    fn skill(versions: &[(&str, bool)]) -> SkillInfo {
+        SkillInfo {
+            name: "s".into(),
+            description: String::new(),
+            owners: Vec::new(),
+            versions: versions
+                .iter()
+                .map(|&(version, yanked)| VersionInfo {
+                    version: version.into(),
+                    checksum: String::new(),
+                    digest: String::new(),
+                    size: 0,
+                    yanked,
+                    published_at: 0,
+                    publisher: String::new(),
+                })
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn requirements_pick_the_newest_unyanked_and_exact_versions_pick_themselves() {
+        let skill = skill(&[
+            ("2.0.0", true),
+            ("1.10.0", false),
+            ("1.9.0", false),
+            ("1.2.0", true),
+        ]);
+        let chosen = |requirement| skill.choose(requirement).map(|v| v.version.as_str());
+        assert_eq!(chosen(None), Some("1.10.0"));
+        assert_eq!(chosen(Some("^1.2")), Some("1.10.0"));
+        assert_eq!(chosen(Some("~1.9")), Some("1.9.0"));
+        assert_eq!(chosen(Some("1.2.0")), Some("1.2.0"));
+        assert_eq!(chosen(Some("=2.0.0")), Some("2.0.0"));
+        assert_eq!(chosen(Some("^2")), None);
+        assert_eq!(chosen(Some("not a requirement")), None);
+    }
 }

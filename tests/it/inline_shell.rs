@@ -1,6 +1,10 @@
 //! `lint --target claude-code` (SK508) and `preview --target claude-code --invoke` judge each
 //! inline shell command with the same scanner and the same permission matcher
 //! (`agent::claude_code::shell`), so they give the same verdict. One table, both commands.
+//!
+//! The expected verdicts are the real Claude Code 2.1.332's: every row was run through the
+//! real binary (offline, default permission mode, no settings rules; `docs/agents.md`,
+//! "Inline shell"), and all agreed.
 
 use crate::common::{TestContext, run};
 
@@ -66,7 +70,11 @@ const TABLE: &[(Option<&str>, &str, bool)] = &[
     (Some("Bash(*:*)"), "make all", false),
     (Some("Bash(npm run test)"), "npm run test", true),
     (Some("Bash(npm run test)"), "npm run test -- --watch", false),
-    (Some("Bash(echo:*)"), "echo a > f", true),
+    // A redirection into a file needs approval whatever the rule, unless Bash is allowed outright.
+    (Some("Bash(echo:*)"), "echo a > f", false),
+    (Some("Bash(echo a > f)"), "echo a > f", false),
+    (Some("Bash(echo:*)"), "echo a > /dev/null", true),
+    (Some("Bash(*)"), "echo a > f", true),
     (Some("Bash"), "rm -rf build", true),
     (Some("Bash(*)"), "make all", true),
     (Some("Read, Grep"), "make all", false),

@@ -7,6 +7,9 @@
 use unicode_general_category::{GeneralCategory, get_general_category};
 use unicode_width::UnicodeWidthChar as _;
 
+/// The listing's first line.
+pub const HEADER: &str = "The following skills are available for use with the Skill tool:";
+
 /// Per-entry cap of Claude Code 2.1.332, in UTF-16 units, `…` included.
 pub const CAP_CURRENT: usize = 1536;
 /// Per-entry cap of Claude Code 2.1.88.

@@ -348,9 +348,11 @@ impl Permissions {
         {
             // A nested command cannot be checked before it runs: only a rule that allows
             // everything (`Bash(*)`) lets it through.
+            // Nor can a rule let a redirection write a file: that always needs approval.
             let nested = has_substitution(part);
+            let writes = !redirects_nowhere(&part.split_whitespace().collect::<Vec<_>>());
             let reason = if let Some(index) = self.matcher.first_match(part)
-                && (!nested || self.rules[index] == "*")
+                && (!(nested || writes) || self.rules[index] == "*")
             {
                 Reason::Rule(self.rules[index].clone())
             } else if !nested && is_read_only(part) {

@@ -1,0 +1,64 @@
+//! `skillpkg login`: store a registry token.
+
+use std::io::{IsTerminal as _, Write};
+use std::path::Path;
+
+use super::{RegistryFlag, client_error};
+use crate::commands::{ExitStatus, UserError};
+use crate::output::Printer;
+use crate::registry::client::Client;
+use crate::registry::credentials;
+
+/// Store a registry token for publish, yank and owner changes.
+///
+/// Reads the token from standard input (or $SKILLPKG_TOKEN) and stores it, per registry, in
+/// skillpkg's config folder with mode 0600.
+#[derive(Debug, clap::Args)]
+#[allow(clippy::doc_markdown)] // `--help` text, where backticks would show
+pub struct LoginArgs {
+    #[command(flatten)]
+    pub registry: RegistryFlag,
+}
+
+#[allow(clippy::needless_pass_by_value)]
+pub fn login(args: LoginArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
+    let registry = args.registry.resolve(Path::new("."))?;
+    // Before asking for a token: one that could not be stored is not worth typing.
+    credentials::check()?;
+    let from_env = std::env::var("SKILLPKG_TOKEN")
+        .ok()
+        .filter(|t| !t.trim().is_empty());
+    let token = if let Some(token) = from_env {
+        token
+    } else {
+        if std::io::stdin().is_terminal() {
+            let mut err = printer.stderr();
+            write!(err, "Token for {registry}: ")?;
+            err.flush()?;
+        }
+        let mut token = String::new();
+        std::io::stdin().read_line(&mut token)?;
+        token
+    };
+    let token = token.trim().to_owned();
+    if token.is_empty() {
+        return Err(UserError {
+            message: "no token was given".into(),
+            hints: vec!["pipe it in: `echo $TOKEN | skillpkg login`".into()],
+        }
+        .into());
+    }
+    let me = Client::new(&registry, Some(token.clone()))
+        .and_then(|client| client.me())
+        .map_err(client_error)?;
+    let path = credentials::store_token(&registry, &token)?;
+    let mut err = printer.stderr();
+    writeln!(
+        err,
+        "Logged in to {registry} as `{}`; the token is in {}",
+        me.user,
+        path.display()
+    )?;
+    err.flush()?;
+    Ok(ExitStatus::Success)
+}

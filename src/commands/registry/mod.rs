@@ -1,0 +1,114 @@
+//! The marketplace commands: `registry serve`, `registry token create`, `login`, `publish`,
+//! `search`, `info`, `install`, `yank` and `owner`.
+//!
+//! One file per command; what they share (where the registry is, its token, how its errors
+//! read) is here.
+
+mod admin;
+mod info;
+mod install;
+mod login;
+mod owner;
+mod publish;
+mod search;
+mod yank;
+
+pub use admin::{RegistryArgs, RegistryCommand, TokenCommand, registry};
+pub use info::{InfoArgs, info};
+pub use install::{InstallArgs, install};
+pub use login::{LoginArgs, login};
+pub use owner::{OwnerArgs, OwnerCommand, owner};
+pub use publish::{PublishArgs, publish};
+pub use search::{SearchArgs, search};
+pub use yank::{YankArgs, yank};
+
+use std::path::Path;
+
+use crate::check::config::ConfigFinder;
+use crate::commands::{Refusal, UserError};
+use crate::registry::client::ClientError;
+use crate::registry::credentials;
+
+/// Where the registry is: --registry, `SKILLPKG_REGISTRY`, or skillpkg.toml's `registry`.
+#[derive(Debug, Clone, clap::Args)]
+#[allow(clippy::doc_markdown)] // `--help` text, where backticks would show
+pub struct RegistryFlag {
+    /// The registry's URL [default: $SKILLPKG_REGISTRY, or `registry` in skillpkg.toml]
+    ///
+    /// https:// is checked against the system's certificates; for a registry with a private or
+    /// self-signed certificate authority, set SKILLPKG_CA_FILE (or SSL_CERT_FILE) to a PEM file
+    /// of the certificates to trust. Tokens are never sent over plain http:// except to
+    /// localhost (SKILLPKG_ALLOW_HTTP_TOKEN=1 allows it on a trusted network).
+    /// SKILLPKG_HTTP_TIMEOUT=SECONDS changes how long a silent registry is waited for (10 s to
+    /// connect, 30 s for each answer).
+    #[arg(long, value_name = "URL")]
+    pub registry: Option<String>,
+}
+
+impl RegistryFlag {
+    fn resolve(&self, near: &Path) -> anyhow::Result<String> {
+        if let Some(url) = &self.registry {
+            return Ok(url.trim_end_matches('/').to_owned());
+        }
+        if let Some(url) = std::env::var("SKILLPKG_REGISTRY")
+            .ok()
+            .filter(|u| !u.is_empty())
+        {
+            return Ok(url.trim_end_matches('/').to_owned());
+        }
+        let cwd = std::env::current_dir()?;
+        let config = ConfigFinder::new(cwd)
+            .for_dir(near)
+            .map_err(|error| UserError {
+                message: error.to_string(),
+                hints: vec![],
+            })?;
+        if let Some(url) = config.as_ref().and_then(|config| config.registry.as_ref()) {
+            return Ok(url.trim_end_matches('/').to_owned());
+        }
+        Err(UserError {
+            message: "no registry is set".into(),
+            hints: vec!["pass --registry URL, set SKILLPKG_REGISTRY, or add `registry = \"…\"` to skillpkg.toml".into()],
+        }
+        .into())
+    }
+}
+
+/// The stored (or `SKILLPKG_TOKEN`) token for `registry`, or an error saying how to get one.
+fn required_token(registry: &str) -> anyhow::Result<String> {
+    credentials::token(registry)?.ok_or_else(|| {
+        UserError {
+            message: format!("no token for {registry}"),
+            hints: vec!["run `skillpkg login`, or set SKILLPKG_TOKEN".into()],
+        }
+        .into()
+    })
+}
+
+#[allow(clippy::needless_pass_by_value)] // called as `.map_err(client_error)`
+fn client_error(error: ClientError) -> anyhow::Error {
+    let hint = match &error {
+        ClientError::Status { status: 401, .. } => {
+            "run `skillpkg login` with a valid token, or set SKILLPKG_TOKEN"
+        }
+        ClientError::Status { status: 403, .. } => {
+            "ask an owner to add you with `skillpkg owner add`"
+        }
+        ClientError::Transport { .. } => "check the URL and that the registry is running",
+        _ => "",
+    };
+    let hints = if hint.is_empty() {
+        &[][..]
+    } else {
+        &[hint][..]
+    };
+    if error.is_refusal() {
+        Refusal::new(error.to_string(), hints).into()
+    } else {
+        UserError {
+            message: error.to_string(),
+            hints: hints.iter().map(|&hint| hint.to_owned()).collect(),
+        }
+        .into()
+    }
+}

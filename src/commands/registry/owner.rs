@@ -1,0 +1,81 @@
+//! `skillpkg owner`: list, add or remove a skill's owners.
+
+use std::io::Write;
+use std::path::Path;
+
+use super::{RegistryFlag, client_error};
+use crate::commands::ExitStatus;
+use crate::output::Printer;
+use crate::registry::client::Client;
+use crate::registry::credentials;
+
+/// List, add or remove a skill's owners.
+#[derive(Debug, clap::Args)]
+pub struct OwnerArgs {
+    #[command(subcommand)]
+    pub command: OwnerCommand,
+    #[command(flatten)]
+    pub registry: RegistryFlag,
+}
+
+#[derive(Debug, clap::Subcommand)]
+pub enum OwnerCommand {
+    /// List the skill's owners
+    List {
+        /// The skill
+        name: String,
+    },
+    /// Add owners (users the registry already knows)
+    Add {
+        /// The skill
+        name: String,
+        /// The users to add
+        #[arg(required = true, value_name = "USER")]
+        users: Vec<String>,
+    },
+    /// Remove owners (a skill keeps at least one)
+    Remove {
+        /// The skill
+        name: String,
+        /// The users to remove
+        #[arg(required = true, value_name = "USER")]
+        users: Vec<String>,
+    },
+}
+
+#[allow(clippy::needless_pass_by_value)]
+pub fn owner(args: OwnerArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
+    let registry = args.registry.resolve(Path::new("."))?;
+    let token = credentials::token(&registry)?;
+    let client = Client::new(&registry, token).map_err(client_error)?;
+    let mut out = printer.stdout();
+    match &args.command {
+        OwnerCommand::List { name } => {
+            for user in client.owners(name).map_err(client_error)?.users {
+                writeln!(out, "{user}")?;
+            }
+        }
+        OwnerCommand::Add { name, users } => {
+            client
+                .change_owners(name, users, true)
+                .map_err(client_error)?;
+            let mut err = printer.stderr();
+            writeln!(err, "Added {} to the owners of `{name}`", users.join(", "))?;
+            err.flush()?;
+        }
+        OwnerCommand::Remove { name, users } => {
+            client
+                .change_owners(name, users, false)
+                .map_err(client_error)?;
+            let mut err = printer.stderr();
+            writeln!(
+                err,
+                "Removed {} from the owners of `{name}`",
+                users.join(", ")
+            )?;
+            err.flush()?;
+        }
+    }
+    out.flush()?;
+    Ok(ExitStatus::Success)
+}
