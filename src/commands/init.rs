@@ -10,8 +10,8 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
 
-use super::{ExitStatus, Refusal, UserError};
-use crate::agent::{DEFAULT_TARGETS, Family, Target};
+use super::{ExitStatus, Refusal, UserError, common};
+use crate::agent::{Family, Target};
 use crate::check::config::ConfigFinder;
 use crate::check::lint::PLACEHOLDER_DESCRIPTION;
 use crate::check::rules::name::{check_name_text, suggest_name};
@@ -121,7 +121,7 @@ pub fn run(args: InitArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
         }
         .into());
     }
-    let targets = resolve_targets(targets, &cwd, &parent)?;
+    let targets = resolve_targets(&targets, &cwd, &parent)?;
 
     // Refusals first, before asking anything.
     let destination = parent.join(&name);
@@ -175,26 +175,18 @@ pub fn run(args: InitArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
 
 /// The command line's targets, else the nearest skillpkg.toml's above `parent`, else the
 /// default.
-fn resolve_targets(
-    mut targets: Vec<Target>,
-    cwd: &Path,
-    parent: &Path,
-) -> anyhow::Result<Vec<Target>> {
-    if !targets.is_empty() {
-        targets.sort();
-        targets.dedup();
-        return Ok(targets);
+fn resolve_targets(targets: &[Target], cwd: &Path, parent: &Path) -> anyhow::Result<Vec<Target>> {
+    let cli = common::cli_targets(targets);
+    if !cli.is_empty() {
+        return Ok(cli);
     }
-    match ConfigFinder::new(cwd.to_path_buf()).for_dir(parent) {
-        Ok(config) => Ok(config
-            .and_then(|config| config.targets.clone())
-            .unwrap_or_else(|| DEFAULT_TARGETS.to_vec())),
-        Err(error) => Err(UserError {
+    let config = ConfigFinder::new(cwd.to_path_buf())
+        .for_dir(parent)
+        .map_err(|error| UserError {
             message: error.to_string(),
             hints: vec!["fix skillpkg.toml, or pass --target to override it".into()],
-        }
-        .into()),
-    }
+        })?;
+    Ok(common::targets_for(&cli, config.as_deref()))
 }
 
 /// The description to use, and whether it is the placeholder: the flag's, else asked for on a

@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
 
-use super::{ExitStatus, UserError};
-use crate::agent::{DEFAULT_TARGETS, Target};
+use super::{ExitStatus, common};
+use crate::agent::Target;
 use crate::check::Checked;
 use crate::check::config::{ConfigFinder, Selector};
 use crate::check::engine::{self, CliRules, FixMode, Job, Outcome, Settings};
@@ -213,18 +213,8 @@ fn plan(
     cwd: &Path,
     threads: usize,
 ) -> anyhow::Result<Result<Plan, ExitStatus>> {
-    let paths = if args.paths.is_empty() {
-        vec![PathBuf::from(".")]
-    } else {
-        args.paths.clone()
-    };
-    let problems = discover::check_paths(&paths);
-    if !problems.is_empty() {
-        let mut err = printer.stderr();
-        for problem in &problems {
-            print_error(&mut err, &problem.to_string(), problem.hint().as_slice())?;
-        }
-        err.flush()?;
+    let paths = common::paths_or_here(&args.paths);
+    if common::path_problems(&paths, printer)? {
         return Ok(Err(ExitStatus::Error));
     }
     // A SKILL.md given by name is linted with its folder: the rules need the other files.
@@ -246,59 +236,30 @@ fn plan(
         })
         .collect();
     let found = discover::walk_with_files(&roots, threads);
-    let mut skills = found.skills;
-    if roots.len() > 1 {
-        let mut seen = std::collections::HashSet::new();
-        skills.retain(|path| {
-            seen.insert(fs_err::canonicalize(path).unwrap_or_else(|_| path.clone()))
-        });
-    }
+    let skills = common::each_once(&roots, found.skills);
     if skills.is_empty() && found.errors.is_empty() {
-        let shown: Vec<String> = paths
-            .iter()
-            .map(|path| format!("`{}`", path.display()))
-            .collect();
-        return Err(UserError {
-            message: format!("no SKILL.md found in {}", shown.join(", ")),
-            hints: vec!["a skill is a folder that holds a SKILL.md; pass that folder, the file, or a folder containing skills".into()],
-        }
-        .into());
+        return Err(common::no_skills(&paths).into());
     }
     let files = files_per_skill(&skills, found.files);
     let finder = ConfigFinder::with_walk(cwd.to_path_buf(), &roots, &found.config_dirs);
-    let mut cli_targets = args.targets.clone();
-    cli_targets.sort();
-    cli_targets.dedup();
+    let cli_targets = common::cli_targets(&args.targets);
     let mut jobs = Vec::with_capacity(skills.len());
     let mut config_errors = Vec::new();
     for (path, files) in skills.into_iter().zip(files) {
         match finder.for_dir(path.parent().unwrap_or(&path)) {
             Ok(config) => {
-                let targets = if cli_targets.is_empty() {
-                    config
-                        .as_ref()
-                        .and_then(|c| c.targets.clone())
-                        .unwrap_or_else(|| DEFAULT_TARGETS.to_vec())
-                } else {
-                    cli_targets.clone()
-                };
+                let targets = common::targets_for(&cli_targets, config.as_deref());
                 jobs.push((path, files, targets, config));
             }
             Err(error) => config_errors.push(error),
         }
     }
     if !config_errors.is_empty() {
-        config_errors.sort_by_key(ToString::to_string);
-        config_errors.dedup();
-        let mut err = printer.stderr();
-        for error in &config_errors {
-            print_error(
-                &mut err,
-                &error.to_string(),
-                &["fix skillpkg.toml, or pass --target and --select to override it"],
-            )?;
-        }
-        err.flush()?;
+        common::config_problems(
+            config_errors,
+            "fix skillpkg.toml, or pass --target and --select to override it",
+            printer,
+        )?;
         return Ok(Err(ExitStatus::Error));
     }
     Ok(Ok(Plan {

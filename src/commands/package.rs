@@ -5,9 +5,9 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
 
-use super::{ExitStatus, Refusal, UserError};
+use super::{ExitStatus, Refusal, UserError, common};
+use crate::agent::Target;
 use crate::agent::claude_ai::MAX_UPLOAD_BYTES as CLAUDE_AI_MAX_BYTES;
-use crate::agent::{DEFAULT_TARGETS, Target};
 use crate::check::config::ConfigFinder;
 use crate::check::rule::Kind;
 use crate::output::{self, Format, Printer, Report};
@@ -173,18 +173,18 @@ pub(crate) fn locate(
     };
     let skill = Skill::load(&skill_file)
         .with_context(|| format!("cannot read {}", skill_file.display()))?;
-    let targets = if args.targets.is_empty() {
+    let cli = common::cli_targets(&args.targets);
+    let config = if cli.is_empty() {
         ConfigFinder::new(cwd.to_path_buf())
             .for_dir(&dir)
             .map_err(|error| UserError {
                 message: error.to_string(),
                 hints: vec![],
             })?
-            .and_then(|config| config.targets.clone())
-            .unwrap_or_else(|| DEFAULT_TARGETS.to_vec())
     } else {
-        args.targets.clone()
+        None
     };
+    let targets = common::targets_for(&cli, config.as_deref());
 
     Ok((dir, skill, targets))
 }

@@ -6,10 +6,10 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
 
-use super::{ExitStatus, UserError};
+use super::{ExitStatus, UserError, common};
 use crate::agent::Target;
 use crate::agent::claude_code::listing;
-use crate::output::{Printer, print_error};
+use crate::output::Printer;
 use crate::render::agents;
 use crate::render::claude_code::{
     self, IndexOptions, InvokeOptions, Invoker, Model, Override, Usage, Version,
@@ -142,20 +142,10 @@ pub enum PreviewFormat {
 #[allow(clippy::needless_pass_by_value)] // every command's `run` takes its arguments
 pub fn run(args: PreviewArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
-    let paths = if args.paths.is_empty() {
-        vec![PathBuf::from(".")]
-    } else {
-        args.paths.clone()
-    };
+    let paths = common::paths_or_here(&args.paths);
     let mut all = paths.clone();
     all.extend(args.user.iter().cloned());
-    let problems = discover::check_paths(&all);
-    if !problems.is_empty() {
-        let mut err = printer.stderr();
-        for problem in &problems {
-            print_error(&mut err, &problem.to_string(), problem.hint().as_slice())?;
-        }
-        err.flush()?;
+    if common::path_problems(&all, printer)? {
         return Ok(ExitStatus::Error);
     }
     let invoking = args.invoke.is_some();

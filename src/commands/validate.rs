@@ -5,8 +5,8 @@ use std::path::PathBuf;
 
 use anyhow::Context as _;
 
-use super::{ExitStatus, UserError};
-use crate::agent::{DEFAULT_TARGETS, Target};
+use super::{ExitStatus, common};
+use crate::agent::Target;
 use crate::check::config::{ConfigError, ConfigFinder};
 use crate::check::{Checked, check_set, check_skill};
 use crate::output::{self, Format, Printer, Report, print_error};
@@ -46,64 +46,33 @@ pub struct ValidateArgs {
     pub format: Format,
 }
 
+#[expect(
+    clippy::needless_pass_by_value,
+    reason = "every command's `run` takes its arguments"
+)]
 pub fn run(args: ValidateArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
-    let paths = if args.paths.is_empty() {
-        vec![PathBuf::from(".")]
-    } else {
-        args.paths
-    };
-    let problems = discover::check_paths(&paths);
-    if !problems.is_empty() {
-        let mut err = printer.stderr();
-        for problem in &problems {
-            print_error(&mut err, &problem.to_string(), problem.hint().as_slice())?;
-        }
-        err.flush()?;
+    let paths = common::paths_or_here(&args.paths);
+    if common::path_problems(&paths, printer)? {
         return Ok(ExitStatus::Error);
     }
-    let mut cli_targets: Vec<Target> = Vec::new();
-    for target in args.targets {
-        if !cli_targets.contains(&target) {
-            cli_targets.push(target);
-        }
-    }
+    let cli_targets = common::cli_targets(&args.targets);
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
     let threads = std::thread::available_parallelism().map_or(2, usize::from);
 
     let found = discover::walk(&paths, threads);
-    let mut skills = found.skills;
-    if paths.len() > 1 {
-        // The same skill reached through two of the given paths is checked once.
-        let mut seen = std::collections::HashSet::new();
-        skills.retain(|path| {
-            seen.insert(fs_err::canonicalize(path).unwrap_or_else(|_| path.clone()))
-        });
-    }
+    let skills = common::each_once(&paths, found.skills);
     if skills.is_empty() && found.errors.is_empty() {
-        let shown: Vec<String> = paths
-            .iter()
-            .map(|path| format!("`{}`", path.display()))
-            .collect();
-        return Err(UserError {
-            message: format!("no SKILL.md found in {}", shown.join(", ")),
-            hints: vec![
-                "a skill is a folder that holds a SKILL.md; pass that folder, the file, or a folder containing skills".into(),
-            ],
-        }
-        .into());
+        return Err(common::no_skills(&paths).into());
     }
 
     let finder = ConfigFinder::with_walk(cwd.clone(), &paths, &found.config_dirs);
-    let (jobs, mut config_errors) = targets_per_skill(skills, &cli_targets, &finder);
+    let (jobs, config_errors) = targets_per_skill(skills, &cli_targets, &finder);
     if !config_errors.is_empty() {
-        config_errors.sort_by_key(ToString::to_string);
-        config_errors.dedup();
-        let mut err = printer.stderr();
-        for error in &config_errors {
-            let hint = "fix skillpkg.toml, or pass --target to override it";
-            print_error(&mut err, &error.to_string(), &[hint])?;
-        }
-        err.flush()?;
+        common::config_problems(
+            config_errors,
+            "fix skillpkg.toml, or pass --target to override it",
+            printer,
+        )?;
         return Ok(ExitStatus::Error);
     }
 
@@ -153,19 +122,19 @@ fn targets_per_skill(
     let mut errors = Vec::new();
     let mut jobs = Vec::with_capacity(skills.len());
     for path in skills {
-        let targets = if cli_targets.is_empty() {
+        // skillpkg.toml is read only when the command line names no target.
+        let config = if cli_targets.is_empty() {
             match finder.for_dir(path.parent().unwrap_or(&path)) {
-                Ok(config) => config
-                    .and_then(|config| config.targets.clone())
-                    .unwrap_or_else(|| DEFAULT_TARGETS.to_vec()),
+                Ok(config) => config,
                 Err(error) => {
                     errors.push(error);
                     continue;
                 }
             }
         } else {
-            cli_targets.to_vec()
+            None
         };
+        let targets = common::targets_for(cli_targets, config.as_deref());
         jobs.push((path, targets));
     }
     (jobs, errors)

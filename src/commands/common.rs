@@ -1,0 +1,100 @@
+//! What the commands that look at skills share, written once: the paths they look at (`.` by
+//! default), what is wrong with those paths, the skills found there (each once), and the targets
+//! each skill is checked for (the command line's, else the nearest `skillpkg.toml`'s, else the
+//! default).
+
+use std::io::{self, Write as _};
+use std::path::PathBuf;
+
+use super::UserError;
+use crate::agent::{DEFAULT_TARGETS, Target};
+use crate::check::config::{Config, ConfigError};
+use crate::output::{Printer, print_error};
+use crate::skill::discover;
+
+/// The paths given, or the current folder when none is.
+pub(crate) fn paths_or_here(paths: &[PathBuf]) -> Vec<PathBuf> {
+    if paths.is_empty() {
+        vec![PathBuf::from(".")]
+    } else {
+        paths.to_vec()
+    }
+}
+
+/// Prints what is wrong with `paths` (missing, a file that is not a SKILL.md), each with its
+/// hint; `true` when anything is, and the command should exit 2.
+pub(crate) fn path_problems(paths: &[PathBuf], printer: Printer) -> io::Result<bool> {
+    let problems = discover::check_paths(paths);
+    if problems.is_empty() {
+        return Ok(false);
+    }
+    let mut err = printer.stderr();
+    for problem in &problems {
+        print_error(&mut err, &problem.to_string(), problem.hint().as_slice())?;
+    }
+    err.flush()?;
+    Ok(true)
+}
+
+/// `skills` found under `paths`, each once: the same skill reached through two of the paths is
+/// kept at its first place.
+pub(crate) fn each_once(paths: &[PathBuf], mut skills: Vec<PathBuf>) -> Vec<PathBuf> {
+    if paths.len() > 1 {
+        let mut seen = std::collections::HashSet::new();
+        skills.retain(|path| {
+            seen.insert(fs_err::canonicalize(path).unwrap_or_else(|_| path.clone()))
+        });
+    }
+    skills
+}
+
+/// The error for paths that hold no skill.
+pub(crate) fn no_skills(paths: &[PathBuf]) -> UserError {
+    let shown: Vec<String> = paths
+        .iter()
+        .map(|path| format!("`{}`", path.display()))
+        .collect();
+    UserError {
+        message: format!("no SKILL.md found in {}", shown.join(", ")),
+        hints: vec![
+            "a skill is a folder that holds a SKILL.md; pass that folder, the file, or a folder containing skills".into(),
+        ],
+    }
+}
+
+/// The command line's targets, each once, in the order given.
+pub(crate) fn cli_targets(targets: &[Target]) -> Vec<Target> {
+    let mut out: Vec<Target> = Vec::with_capacity(targets.len());
+    for &target in targets {
+        if !out.contains(&target) {
+            out.push(target);
+        }
+    }
+    out
+}
+
+/// The targets a skill is checked for: `cli` (see [`cli_targets`]) when it names any, else its
+/// `skillpkg.toml`'s, else the default.
+pub(crate) fn targets_for(cli: &[Target], config: Option<&Config>) -> Vec<Target> {
+    if !cli.is_empty() {
+        return cli.to_vec();
+    }
+    config
+        .and_then(|config| config.targets.clone())
+        .unwrap_or_else(|| DEFAULT_TARGETS.to_vec())
+}
+
+/// Prints each broken `skillpkg.toml` once, with `hint`.
+pub(crate) fn config_problems(
+    mut errors: Vec<ConfigError>,
+    hint: &str,
+    printer: Printer,
+) -> io::Result<()> {
+    errors.sort_by_key(ToString::to_string);
+    errors.dedup();
+    let mut err = printer.stderr();
+    for error in &errors {
+        print_error(&mut err, &error.to_string(), &[hint])?;
+    }
+    err.flush()
+}

@@ -1,0 +1,222 @@
+//! The JSON API's handlers, except publishing: search, info, downloads (streamed from disk),
+//! yank and owners.
+
+use std::io::Read as _;
+use std::sync::Arc;
+
+use axum::body::Body;
+use axum::extract::{Path as UrlPath, Query, State};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde::Deserialize;
+use tokio::io::AsyncReadExt as _;
+use tokio_util::io::ReaderStream;
+
+use crate::registry::api::{Owners, SearchResult};
+
+use crate::registry::store::{Blob, Change, MetadataStore, StoreError};
+
+use super::auth::User;
+use super::{
+    Api, DOWNLOAD_CHUNK, Failure, MAX_QUERY_CHARS, Shared, blocking, fail, lookup_lengths,
+    no_skill, no_version,
+};
+
+#[derive(Deserialize)]
+pub(super) struct SearchQuery {
+    #[serde(default)]
+    pub(super) q: String,
+    pub(super) page: Option<usize>,
+}
+
+/// Why a search query is refused, if it is: `SQLite` refuses LIKE patterns over 50,000 bytes
+/// ("LIKE or GLOB pattern too complex"), which a 50 KB `q` made a 500; no one searches with
+/// more than a few words.
+pub(super) fn query_problem(q: &str) -> Option<String> {
+    let length = q.chars().count();
+    (length > MAX_QUERY_CHARS)
+        .then(|| format!("a search is at most {MAX_QUERY_CHARS} characters; this one has {length}"))
+}
+
+pub(super) async fn search(
+    State(state): State<Shared>,
+    Api(Query(query)): Api<Query<SearchQuery>>,
+) -> Result<axum::Json<SearchResult>, Failure> {
+    if let Some(problem) = query_problem(&query.q) {
+        return Err(fail(StatusCode::BAD_REQUEST, problem));
+    }
+    let page = query.page.unwrap_or(1).max(1);
+    let meta = state.meta.clone();
+    let (skills, total) = blocking(move || meta.search(&query.q, page, 20)).await?;
+    Ok(axum::Json(SearchResult {
+        skills,
+        total,
+        page,
+    }))
+}
+
+pub(super) async fn info(
+    State(state): State<Shared>,
+    Api(UrlPath(name)): Api<UrlPath<String>>,
+) -> Result<Response, Failure> {
+    lookup_lengths(&name, None)?;
+    let meta = state.meta.clone();
+    let missing = no_skill(&name);
+    let found = blocking(move || meta.skill(&name)).await?;
+    match found {
+        Some(skill) => Ok(axum::Json(skill).into_response()),
+        None => Err(missing),
+    }
+}
+
+pub(super) async fn download(
+    State(state): State<Shared>,
+    Api(UrlPath((name, version))): Api<UrlPath<(String, String)>>,
+) -> Result<Response, Failure> {
+    lookup_lengths(&name, Some(&version))?;
+    let meta = state.meta.clone();
+    let missing = no_skill(&name);
+    let skill = blocking(move || meta.skill(&name)).await?.ok_or(missing)?;
+    let found = skill
+        .versions
+        .into_iter()
+        .find(|v| v.version == version)
+        .ok_or_else(|| no_version(&skill.name, &version))?;
+    let blobs = state.blobs.clone();
+    let checksum = found.checksum.clone();
+    let (body, size) = blocking(move || blobs.get(&checksum)?.map(archive_body).transpose())
+        .await?
+        .ok_or_else(|| {
+            fail(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "the archive is missing from the blob store",
+            )
+        })?;
+    let mut response = Response::new(body);
+    let headers = response.headers_mut();
+    headers.insert(header::CONTENT_LENGTH, HeaderValue::from(size));
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/zip"),
+    );
+    headers.insert(
+        header::CACHE_CONTROL,
+        HeaderValue::from_static("public, max-age=31536000, immutable"),
+    );
+    if let Ok(etag) = HeaderValue::from_str(&format!("\"{}\"", found.checksum)) {
+        headers.insert(header::ETAG, etag);
+    }
+    // A file to save, never something to show; names and versions need no quoting.
+    if let Ok(disposition) = HeaderValue::from_str(&format!(
+        "attachment; filename=\"{}-{}.skill\"",
+        skill.name, found.version
+    )) {
+        headers.insert(header::CONTENT_DISPOSITION, disposition);
+    }
+    Ok(response)
+}
+
+/// A download's body and length. An archive is streamed from disk in 64 KiB reads, so a slow
+/// reader holds one buffer, not the archive; one that fits in a single read is read at once,
+/// in the blocking call that opened it, which saves two trips to the blocking pool.
+pub(super) fn archive_body(blob: Blob) -> Result<(Body, u64), StoreError> {
+    let Blob { file, size } = blob;
+    if size <= DOWNLOAD_CHUNK as u64 {
+        let mut bytes = Vec::with_capacity(DOWNLOAD_CHUNK);
+        file.take(size).read_to_end(&mut bytes)?;
+        let size = bytes.len() as u64;
+        return Ok((Body::from(bytes), size));
+    }
+    // `take` keeps the body to the length announced, whatever happens to the file.
+    let file = tokio::fs::File::from_std(file).take(size);
+    let stream = ReaderStream::with_capacity(file, DOWNLOAD_CHUNK);
+    Ok((Body::from_stream(stream), size))
+}
+
+/// Runs a change that only owners may make, as `who`.
+pub(super) async fn change(
+    state: &Shared,
+    who: String,
+    missing: Failure,
+    work: impl FnOnce(Arc<dyn MetadataStore>, String) -> Result<Change, StoreError> + Send + 'static,
+) -> Result<Response, Failure> {
+    let meta = state.meta.clone();
+    match blocking(move || work(meta, who)).await? {
+        Change::Done => Ok(axum::Json(serde_json::json!({ "ok": true })).into_response()),
+        Change::NotFound => Err(missing),
+        Change::NotOwner => Err(fail(
+            StatusCode::FORBIDDEN,
+            "only the skill's owners can do that",
+        )),
+        Change::Refused(reason) => Err(fail(StatusCode::BAD_REQUEST, reason)),
+    }
+}
+
+pub(super) async fn yank(
+    State(state): State<Shared>,
+    User(who): User,
+    Api(UrlPath((name, version))): Api<UrlPath<(String, String)>>,
+) -> Result<Response, Failure> {
+    lookup_lengths(&name, Some(&version))?;
+    change(
+        &state,
+        who,
+        no_version(&name, &version),
+        move |meta, who| meta.set_yanked(&name, &version, &who, true),
+    )
+    .await
+}
+
+pub(super) async fn unyank(
+    State(state): State<Shared>,
+    User(who): User,
+    Api(UrlPath((name, version))): Api<UrlPath<(String, String)>>,
+) -> Result<Response, Failure> {
+    lookup_lengths(&name, Some(&version))?;
+    change(
+        &state,
+        who,
+        no_version(&name, &version),
+        move |meta, who| meta.set_yanked(&name, &version, &who, false),
+    )
+    .await
+}
+
+pub(super) async fn owners(
+    State(state): State<Shared>,
+    Api(UrlPath(name)): Api<UrlPath<String>>,
+) -> Result<axum::Json<Owners>, Failure> {
+    lookup_lengths(&name, None)?;
+    let meta = state.meta.clone();
+    let missing = no_skill(&name);
+    let skill = blocking(move || meta.skill(&name)).await?.ok_or(missing)?;
+    Ok(axum::Json(Owners {
+        users: skill.owners,
+    }))
+}
+
+pub(super) async fn add_owners(
+    State(state): State<Shared>,
+    User(who): User,
+    Api(UrlPath(name)): Api<UrlPath<String>>,
+    Api(axum::Json(body)): Api<axum::Json<Owners>>,
+) -> Result<Response, Failure> {
+    lookup_lengths(&name, None)?;
+    change(&state, who, no_skill(&name), move |meta, who| {
+        meta.add_owners(&name, &who, &body.users)
+    })
+    .await
+}
+
+pub(super) async fn remove_owners(
+    State(state): State<Shared>,
+    User(who): User,
+    Api(UrlPath(name)): Api<UrlPath<String>>,
+    Api(axum::Json(body)): Api<axum::Json<Owners>>,
+) -> Result<Response, Failure> {
+    lookup_lengths(&name, None)?;
+    change(&state, who, no_skill(&name), move |meta, who| {
+        meta.remove_owners(&name, &who, &body.users)
+    })
+    .await
+}

@@ -1,0 +1,336 @@
+//! `skillpkg registry serve`: the registry's HTTP server (axum on tokio).
+//!
+//! It faces the internet, so every client is taken for hostile. Connections are bounded in
+//! number and time ([`connections`]). Everything from the URL (names, versions, the search
+//! query) has a length limit checked before any work, the token before the body, and errors
+//! never echo more than the start of what was sent. Uploads go to disk under `--max-upload`
+//! and through the safe extractor; downloads are streamed from disk, so memory does not grow
+//! with slow readers. Every error, also axum's rejections, has the API's JSON shape, and the
+//! HTML pages, which show uploaded text, allow no script.
+//!
+//! [`auth`] reads tokens, [`handlers`] answers the JSON API, [`upload`] inspects what is
+//! published, [`pages`] renders the HTML; this module holds the router, the shared state and
+//! the error shape.
+
+mod auth;
+mod handlers;
+mod pages;
+mod upload;
+
+use std::io::Write as _;
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
+
+use axum::Router;
+use axum::extract::rejection::{JsonRejection, PathRejection, QueryRejection};
+use axum::extract::{FromRequest, FromRequestParts, Request};
+use axum::http::request::Parts;
+use axum::http::{HeaderValue, Method, StatusCode, header};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, put};
+
+use auth::me;
+use handlers::{add_owners, download, info, owners, remove_owners, search, unyank, yank};
+use pages::{home, page};
+use upload::publish;
+
+use crate::registry::api::{self, ErrorBody, ErrorDetail};
+use crate::registry::connections;
+use crate::registry::store::{BlobStore, FsBlobs, MetadataStore, Sqlite, StoreError};
+
+pub use crate::registry::connections::ConnectionLimits;
+pub use auth::{create_token, new_token, token_hash};
+
+/// Server settings.
+#[derive(Clone, Debug)]
+pub struct Settings {
+    pub data: PathBuf,
+    pub addr: SocketAddr,
+    /// Largest archive accepted, in bytes.
+    pub max_upload: u64,
+    /// Public base URL for links; defaults to `http://<addr>`.
+    pub base_url: Option<String>,
+    /// How many connections, and how long each may wait.
+    pub connections: ConnectionLimits,
+}
+
+/// The read size when streaming an archive.
+const DOWNLOAD_CHUNK: usize = 64 * 1024;
+
+/// The largest SKILL.md a publish may carry. Agents put all of it in the model's context when
+/// the skill is used, so anything near this is a mistake; longer material belongs in files the
+/// skill links to.
+pub const MAX_SKILL_MD_BYTES: u64 = crate::skill::MAX_SKILL_FILE_BYTES;
+
+/// The longest search query, in characters.
+const MAX_QUERY_CHARS: usize = 256;
+
+struct AppState {
+    meta: Arc<dyn MetadataStore>,
+    blobs: Arc<dyn BlobStore>,
+    tmp: PathBuf,
+    max_upload: u64,
+    base_url: String,
+}
+
+type Shared = Arc<AppState>;
+
+/// An error response: `{"errors":[{"detail":…}]}` with its status.
+struct Failure(StatusCode, String);
+
+impl IntoResponse for Failure {
+    fn into_response(self) -> Response {
+        let body = ErrorBody {
+            errors: vec![ErrorDetail { detail: self.1 }],
+        };
+        (self.0, axum::Json(body)).into_response()
+    }
+}
+
+impl From<StoreError> for Failure {
+    fn from(error: StoreError) -> Self {
+        Self(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            format!("storage failed: {error}"),
+        )
+    }
+}
+
+fn fail(status: StatusCode, detail: impl Into<String>) -> Failure {
+    Failure(status, detail.into())
+}
+
+impl From<QueryRejection> for Failure {
+    fn from(rejection: QueryRejection) -> Self {
+        Self(rejection.status(), rejection.body_text())
+    }
+}
+
+impl From<PathRejection> for Failure {
+    fn from(rejection: PathRejection) -> Self {
+        Self(rejection.status(), rejection.body_text())
+    }
+}
+
+impl From<JsonRejection> for Failure {
+    fn from(rejection: JsonRejection) -> Self {
+        Self(rejection.status(), rejection.body_text())
+    }
+}
+
+/// An extractor (`Query`, `Path` or `Json`) whose rejection is answered in the API's error
+/// shape; axum's own rejections are plain text.
+struct Api<E>(E);
+
+impl<S, E> FromRequestParts<S> for Api<E>
+where
+    S: Send + Sync,
+    E: FromRequestParts<S>,
+    Failure: From<E::Rejection>,
+{
+    type Rejection = Failure;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Failure> {
+        Ok(Self(E::from_request_parts(parts, state).await?))
+    }
+}
+
+impl<S, E> FromRequest<S> for Api<E>
+where
+    S: Send + Sync,
+    E: FromRequest<S>,
+    Failure: From<E::Rejection>,
+{
+    type Rejection = Failure;
+
+    async fn from_request(request: Request, state: &S) -> Result<Self, Failure> {
+        Ok(Self(E::from_request(request, state).await?))
+    }
+}
+
+/// A name or version from the URL for an error message: URLs can be long, messages need not be.
+fn shown(text: &str) -> String {
+    match text.char_indices().nth(api::MAX_NAME_LEN) {
+        Some((end, _)) => format!("{}…", &text[..end]),
+        None => text.to_owned(),
+    }
+}
+
+fn no_skill(name: &str) -> Failure {
+    fail(
+        StatusCode::NOT_FOUND,
+        format!("no skill named `{}`", shown(name)),
+    )
+}
+
+fn no_version(name: &str, version: &str) -> Failure {
+    fail(
+        StatusCode::NOT_FOUND,
+        format!("no version {} of `{}`", shown(version), shown(name)),
+    )
+}
+
+/// A name or version longer than any that can be published is not looked up at all.
+fn lookup_lengths(name: &str, version: Option<&str>) -> Result<(), Failure> {
+    if name.len() > api::MAX_NAME_LEN {
+        return Err(no_skill(name));
+    }
+    match version {
+        Some(version) if version.len() > api::MAX_VERSION_LEN => Err(no_version(name, version)),
+        _ => Ok(()),
+    }
+}
+
+fn now() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(0))
+}
+
+/// Opens the stores under `data`.
+pub fn open(data: &Path) -> Result<(Arc<Sqlite>, Arc<FsBlobs>), StoreError> {
+    fs_err::create_dir_all(data.join("blobs"))?;
+    let meta = Arc::new(Sqlite::open(&data.join("registry.db"))?);
+    Ok((meta, Arc::new(FsBlobs::new(data.join("blobs")))))
+}
+
+async fn blocking<T: Send + 'static>(
+    work: impl FnOnce() -> Result<T, StoreError> + Send + 'static,
+) -> Result<T, Failure> {
+    // The connection moves no bytes meanwhile, but it is not idle.
+    let _working = connections::working();
+    tokio::task::spawn_blocking(work)
+        .await
+        .map_err(|error| {
+            fail(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                format!("worker failed: {error}"),
+            )
+        })?
+        .map_err(Failure::from)
+}
+
+/// Runs the server until SIGINT or SIGTERM. Prints `listening on <url>` on stdout once bound.
+pub async fn serve(settings: Settings) -> anyhow::Result<()> {
+    let (meta, blobs) = open(&settings.data)?;
+    let tmp = settings.data.join("tmp");
+    // Whatever an interrupted upload left is garbage: nothing refers to it.
+    let _ = tokio::fs::remove_dir_all(&tmp).await;
+    tokio::fs::create_dir_all(&tmp).await?;
+    let listener = tokio::net::TcpListener::bind(settings.addr).await?;
+    let addr = listener.local_addr()?;
+    let base_url = settings
+        .base_url
+        .clone()
+        .unwrap_or_else(|| format!("http://{addr}"));
+    let state = Arc::new(AppState {
+        meta,
+        blobs,
+        tmp,
+        max_upload: settings.max_upload,
+        base_url: base_url.clone(),
+    });
+    let app = router(state);
+    {
+        use std::io::Write as _;
+        let mut out = std::io::stdout().lock();
+        writeln!(out, "listening on {base_url}")?;
+        out.flush()?;
+    }
+    connections::serve(listener, app, settings.connections, shutdown()).await;
+    Ok(())
+}
+
+async fn shutdown() {
+    let interrupt = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        if let Ok(mut signal) =
+            tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+        {
+            signal.recv().await;
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        () = interrupt => {},
+        () = terminate => {},
+    }
+}
+
+fn router(state: Shared) -> Router {
+    Router::new()
+        .route("/", get(home))
+        .route("/skills/{name}", get(page))
+        .route("/api/v1/me", get(me))
+        .route("/api/v1/skills", get(search))
+        .route("/api/v1/skills/{name}", get(info))
+        .route(
+            "/api/v1/skills/{name}/owners",
+            get(owners).put(add_owners).delete(remove_owners),
+        )
+        .route("/api/v1/skills/{name}/{version}", put(publish).delete(yank))
+        .route("/api/v1/skills/{name}/{version}/unyank", put(unyank))
+        .route("/api/v1/skills/{name}/{version}/download", get(download))
+        .fallback(|| async { fail(StatusCode::NOT_FOUND, "no such endpoint") })
+        .method_not_allowed_fallback(|method: Method| async move {
+            fail(
+                StatusCode::METHOD_NOT_ALLOWED,
+                format!("this endpoint does not take {method}"),
+            )
+        })
+        .layer(middleware::from_fn(log))
+        .layer(middleware::from_fn(security_headers))
+        .with_state(state)
+}
+
+/// What a page may load and do: its own inline style and its search form, nothing else.
+const PAGE_POLICY: &str = "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+
+/// Every answer forbids content sniffing, so an archive or a JSON error is never run as a page.
+/// Pages show text from uploaded SKILL.md files, so they also get a Content-Security-Policy
+/// that allows no script, and may not be framed (clickjacking).
+async fn security_headers(request: Request, next: Next) -> Response {
+    let mut response = next.run(request).await;
+    let headers = response.headers_mut();
+    headers.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    let page = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|value| value.to_str().ok())
+        .is_some_and(|value| value.starts_with("text/html"));
+    if page {
+        headers.insert(
+            header::CONTENT_SECURITY_POLICY,
+            HeaderValue::from_static(PAGE_POLICY),
+        );
+        headers.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+    }
+    response
+}
+
+/// One structured line per request on stderr.
+async fn log(request: Request, next: Next) -> Response {
+    let method = request.method().clone();
+    let path = request.uri().path().to_owned();
+    let started = Instant::now();
+    let response = next.run(request).await;
+    let line = serde_json::json!({
+        "time": now(),
+        "method": method.as_str(),
+        "path": path,
+        "status": response.status().as_u16(),
+        "ms": (started.elapsed().as_secs_f64() * 1000.0 * 1000.0).round() / 1000.0,
+    });
+    // One line per request, written whole; a closed stderr must not fail the request.
+    let _ = writeln!(std::io::stderr().lock(), "{line}");
+    response
+}
