@@ -19,7 +19,7 @@ fn main() {
 
     let mut code = String::from(
         "/// Every file under `templates/`: (path relative to `templates/`, contents).\n\
-         pub static FILES: &[(&str, &str)] = &[\n",
+         pub(super) static FILES: &[(&str, &str)] = &[\n",
     );
     for path in &files {
         let relative = path

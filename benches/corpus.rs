@@ -10,11 +10,11 @@ use std::io;
 use std::path::Path;
 
 /// Bumped whenever the generator's output changes, so cached corpora are rebuilt.
-pub const VERSION: u32 = 2;
+pub(crate) const VERSION: u32 = 2;
 
 /// The defects a generated skill can carry.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Kind {
+pub(crate) enum Kind {
     Valid,
     BadName,
     LongDescription,
@@ -36,7 +36,7 @@ impl Kind {
         Kind::LongBody,
     ];
 
-    pub fn label(self) -> &'static str {
+    pub(crate) fn label(self) -> &'static str {
         match self {
             Kind::Valid => "valid",
             Kind::BadName => "bad-name",
@@ -120,7 +120,7 @@ fn sentence(rng: &mut Rng, words: usize) -> String {
 }
 
 /// Writes `count` skills under `out` and returns the kind of each, in folder order.
-pub fn generate(out: &Path, count: usize, seed: u64) -> io::Result<Vec<(String, Kind)>> {
+pub(crate) fn generate(out: &Path, count: usize, seed: u64) -> io::Result<Vec<(String, Kind)>> {
     let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
     let mut manifest = Vec::with_capacity(count);
     let defects = count * 3 / 10;
@@ -301,7 +301,7 @@ fn resources(dir: &Path, references: usize, scripts: usize, rng: &mut Rng) -> io
     clippy::cast_sign_loss,
     clippy::cast_precision_loss
 )]
-pub fn big_skill(out: &Path, bytes: u64, files: usize, seed: u64) -> io::Result<()> {
+pub(crate) fn big_skill(out: &Path, bytes: u64, files: usize, seed: u64) -> io::Result<()> {
     let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
     fs_err::create_dir_all(out.join("references"))?;
     fs_err::create_dir_all(out.join("scripts"))?;

@@ -24,7 +24,7 @@ use skillpkg::skill::Skill;
 
 /// A SKILL.md of any bytes: reading it, every validate and lint rule for every target, the
 /// suppressions, every report format and Claude Code's invocation never panic.
-pub fn skill_md(bytes: &[u8]) {
+pub(crate) fn skill_md(bytes: &[u8]) {
     let checked = linted(bytes, &Target::ALL);
     for target in [Target::ClaudeCode, Target::ClaudeCode2188] {
         let Some(view) = SkillView::new(&checked.skill, Scope::Project, target, Vec::new(), true)
@@ -104,7 +104,7 @@ fn analyse(bytes: &[u8]) -> (Checked, ()) {
 
 /// `lint --fix` on any SKILL.md: fixing twice changes nothing more than fixing once, and a
 /// skill that validated still validates after its fixes, for every target.
-pub fn lint_fix(bytes: &[u8]) {
+pub(crate) fn lint_fix(bytes: &[u8]) {
     let once = fix_until_stable(bytes, Some(false), analyse);
     if once.exhausted {
         // The rounds ran out (the user is told to run --fix again): more may change.
@@ -142,7 +142,7 @@ fn walk(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
 
 /// Any bytes as a `.skill` archive: extraction never panics, never writes outside its folder,
 /// and what it reports is what it wrote.
-pub fn extract(bytes: &[u8]) {
+pub(crate) fn extract(bytes: &[u8]) {
     let work = tempfile::tempdir_in(
         std::env::var_os("SKILLPKG_FUZZ_TMP").unwrap_or_else(|| std::env::temp_dir().into()),
     )
@@ -193,7 +193,7 @@ pub fn extract(bytes: &[u8]) {
 
 /// The central-directory audit on any bytes: never panics, never allocates past the input, and
 /// what it accepts the zip reader reads with the same entries, in the same order.
-pub fn zip_audit(bytes: &[u8]) {
+pub(crate) fn zip_audit(bytes: &[u8]) {
     let Ok(records) = central::audit(&mut Cursor::new(bytes), bytes.len() as u64) else {
         return;
     };
@@ -218,7 +218,7 @@ pub fn zip_audit(bytes: &[u8]) {
 
 /// `skills.lock` of any text: parsing never panics; an accepted lock names only valid skills in
 /// folders inside the project, and survives being written and read back.
-pub fn lockfile(bytes: &[u8]) {
+pub(crate) fn lockfile(bytes: &[u8]) {
     let Ok(text) = std::str::from_utf8(bytes) else {
         return;
     };

@@ -32,7 +32,10 @@ use crate::skill::discover;
 ignore = [\"SK301\"]\n  [lint.rules]\n  placeholder-text = \"error\"\n  [lint.per-path-ignores]\n  \
 \"legacy/**\" = [\"body-too-long\"]"
 )]
-#[allow(clippy::struct_excessive_bools)]
+#[expect(
+    clippy::struct_excessive_bools,
+    reason = "each is an independent command-line flag"
+)]
 pub struct LintArgs {
     /// Skill folders, SKILL.md files, or any folders to search for skills [default: .]
     #[arg(value_name = "PATH")]
@@ -100,7 +103,10 @@ struct Plan {
     walk_errors: Vec<discover::DiscoverError>,
 }
 
-#[allow(clippy::needless_pass_by_value)] // every command's `run` takes its arguments
+#[expect(
+    clippy::needless_pass_by_value,
+    reason = "every command's `run` takes its arguments"
+)]
 pub fn run(args: LintArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
     let threads = std::thread::available_parallelism().map_or(2, usize::from);

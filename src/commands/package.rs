@@ -26,7 +26,10 @@ use crate::skill::Skill;
 /// id_rsa, …) stop it unless .skillignore names them with `!`. The same files give the same
 /// bytes on every machine.
 #[derive(Debug, clap::Args)]
-#[allow(clippy::doc_markdown)] // `--help` text, where backticks would show
+#[expect(
+    clippy::doc_markdown,
+    reason = "`--help` text, where backticks would show"
+)]
 pub struct PackageArgs {
     /// The skill folder (or its SKILL.md) [default: .]
     #[arg(value_name = "PATH")]
@@ -74,7 +77,6 @@ pub enum Layout {
 /// extracting). Writes to a temporary folder first; an existing folder is replaced only with
 /// --force.
 #[derive(Debug, clap::Args)]
-#[allow(clippy::doc_markdown)] // `--help` text, where backticks would show
 pub struct UnpackArgs {
     /// The archive
     #[arg(value_name = "FILE")]
@@ -89,7 +91,10 @@ pub struct UnpackArgs {
     pub force: bool,
 }
 
-#[allow(clippy::needless_pass_by_value)] // every command's `run` takes its arguments
+#[expect(
+    clippy::needless_pass_by_value,
+    reason = "every command's `run` takes its arguments"
+)]
 pub fn run(args: PackageArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
     let (dir, skill, targets) = locate(&args, &cwd)?;
@@ -229,7 +234,10 @@ fn progress_bar(total: u64) -> Option<indicatif::ProgressBar> {
     Some(bar)
 }
 
-#[allow(clippy::needless_pass_by_value)] // every command's `run` takes its arguments
+#[expect(
+    clippy::needless_pass_by_value,
+    reason = "every command's `run` takes its arguments"
+)]
 pub fn unpack(args: UnpackArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
     let parent = args.dir.clone().unwrap_or_else(|| PathBuf::from("."));
     let fallback = args.file.file_stem().map_or_else(

@@ -29,8 +29,10 @@ pub const SESSION_ID: &str = "00000000-0000-4000-8000-000000000000";
 /// arguments substituted. Text output: the model's bytes on stdout, the report on stderr.
 /// Inline shell commands are never run unless --exec is given.
 #[derive(Debug, clap::Args)]
-// Doc comments here are `--help` text for people, where backticks would show.
-#[allow(clippy::struct_excessive_bools, clippy::doc_markdown)]
+#[expect(
+    clippy::doc_markdown,
+    reason = "the doc comments are `--help` text, where backticks would show"
+)]
 pub struct PreviewArgs {
     /// Project skill folders, or folders to search for skills [default: .]
     #[arg(value_name = "PATH")]
@@ -139,7 +141,10 @@ pub enum PreviewFormat {
     Json,
 }
 
-#[allow(clippy::needless_pass_by_value)] // every command's `run` takes its arguments
+#[expect(
+    clippy::needless_pass_by_value,
+    reason = "every command's `run` takes its arguments"
+)]
 pub fn run(args: PreviewArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
     let paths = common::paths_or_here(&args.paths);
@@ -282,7 +287,10 @@ fn index_options(
             }
         }
     }
-    #[allow(clippy::cast_precision_loss)]
+    #[expect(
+        clippy::cast_precision_loss,
+        reason = "milliseconds since 1970 are far below 2^52: exact in f64"
+    )]
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0.0, |elapsed| elapsed.as_millis() as f64);

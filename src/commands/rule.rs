@@ -22,7 +22,10 @@ pub struct RuleArgs {
     pub json: bool,
 }
 
-#[allow(clippy::needless_pass_by_value)] // every command's `run` takes its arguments
+#[expect(
+    clippy::needless_pass_by_value,
+    reason = "every command's `run` takes its arguments"
+)]
 pub fn run(args: RuleArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
     let mut out = printer.stdout();
     match &args.rule {

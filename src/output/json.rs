@@ -32,7 +32,7 @@ use crate::check::rule::Severity;
 use crate::skill::text::SourceText;
 
 /// The schema version; bumped only on incompatible changes.
-pub const SCHEMA_VERSION: u32 = 1;
+pub(super) const SCHEMA_VERSION: u32 = 1;
 
 #[derive(Serialize)]
 struct Document<'a> {

@@ -373,7 +373,7 @@ mod tests {
 
     impl Builder {
         /// Entries as (central name, local name, data).
-        pub fn bytes(&self) -> Vec<u8> {
+        pub(super) fn bytes(&self) -> Vec<u8> {
             let mut out = Vec::new();
             let mut central = Vec::new();
             for (name, local, data) in &self.entries {

@@ -581,7 +581,10 @@ pub fn extract(
 
 /// Streams every planned entry into `staging`, holding each to its declared size; returns the
 /// files written (path, size) and their SHA-256s.
-#[allow(clippy::type_complexity)]
+#[expect(
+    clippy::type_complexity,
+    reason = "the files written and their hashes, returned together once"
+)]
 fn write_entries<R: Read + std::io::Seek>(
     zip: &mut zip::ZipArchive<R>,
     archive: &Path,

@@ -39,7 +39,10 @@ pub struct SkillView {
 
 /// The frontmatter values Claude Code uses, after its cut and quote-and-retry.
 #[derive(Clone, Debug, Default)]
-#[allow(clippy::struct_excessive_bools)] // they are Claude Code's flags
+#[expect(
+    clippy::struct_excessive_bools,
+    reason = "they are Claude Code's flags"
+)]
 pub struct ClaudeView {
     /// The description as text (numbers and booleans stringified); `None` when missing,
     /// empty or not a scalar, so the fallback applies.

@@ -4,12 +4,12 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// A temporary folder to write skills into and run `skillpkg` from.
-pub struct TestContext {
+pub(crate) struct TestContext {
     dir: tempfile::TempDir,
 }
 
 impl TestContext {
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Self {
             dir: tempfile::Builder::new()
                 .prefix("skillpkg-test-")
@@ -18,12 +18,12 @@ impl TestContext {
         }
     }
 
-    pub fn root(&self) -> &Path {
+    pub(crate) fn root(&self) -> &Path {
         self.dir.path()
     }
 
     /// Writes `bytes` to `path` (relative to the root), creating folders.
-    pub fn write(&self, path: &str, bytes: impl AsRef<[u8]>) -> PathBuf {
+    pub(crate) fn write(&self, path: &str, bytes: impl AsRef<[u8]>) -> PathBuf {
         let full = self.root().join(path);
         fs_err::create_dir_all(full.parent().expect("a parent folder")).expect("create folders");
         fs_err::write(&full, bytes).expect("write the file");
@@ -31,12 +31,12 @@ impl TestContext {
     }
 
     /// Writes `dir/SKILL.md`.
-    pub fn skill(&self, dir: &str, text: &str) -> PathBuf {
+    pub(crate) fn skill(&self, dir: &str, text: &str) -> PathBuf {
         self.write(&format!("{dir}/SKILL.md"), text)
     }
 
     /// `skillpkg ARGS` run from the root, with a stable environment.
-    pub fn command(&self, args: &[&str]) -> Command {
+    pub(crate) fn command(&self, args: &[&str]) -> Command {
         let mut command = Command::new(insta_cmd::get_cargo_bin("skillpkg"));
         command
             .args(args)
@@ -50,14 +50,14 @@ impl TestContext {
     }
 
     /// `skillpkg validate ARGS`.
-    pub fn validate(&self, args: &[&str]) -> Command {
+    pub(crate) fn validate(&self, args: &[&str]) -> Command {
         let mut all = vec!["validate"];
         all.extend_from_slice(args);
         self.command(&all)
     }
 
     /// insta settings that store snapshots in `snapshots/` and hide this run's temp path.
-    pub fn settings(&self) -> insta::Settings {
+    pub(crate) fn settings(&self) -> insta::Settings {
         let mut settings = insta::Settings::clone_current();
         settings.set_snapshot_path(Path::new(env!("CARGO_MANIFEST_DIR")).join("snapshots"));
         settings.set_prepend_module_to_snapshot(false);
@@ -76,7 +76,7 @@ impl TestContext {
 }
 
 /// Runs a command and returns (exit code, stdout, stderr).
-pub fn run(mut command: Command) -> (i32, String, String) {
+pub(crate) fn run(mut command: Command) -> (i32, String, String) {
     let output = command.output().expect("run skillpkg");
     (
         output.status.code().unwrap_or(-1),

@@ -6,7 +6,7 @@
 use crate::common::TestContext;
 
 /// `(path of the skill file, its bytes)` for every fixture.
-pub fn fixture_set() -> Vec<(String, Vec<u8>)> {
+pub(crate) fn fixture_set() -> Vec<(String, Vec<u8>)> {
     let long_name = "a".repeat(70);
     let long_description = "x".repeat(1100);
     let mut set: Vec<(String, Vec<u8>)> = vec![
@@ -64,7 +64,7 @@ fn skill(dir: &str, text: &str) -> (String, Vec<u8>) {
 }
 
 /// Writes the fixture set under `skills/`.
-pub fn write_fixture_set(context: &TestContext) {
+pub(crate) fn write_fixture_set(context: &TestContext) {
     for (path, bytes) in fixture_set() {
         context.write(&format!("skills/{path}"), bytes);
     }

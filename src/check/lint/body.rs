@@ -12,9 +12,9 @@ use crate::check::rule::{
 use crate::skill::model::ToolList;
 
 /// The spec's recommended maximum body length.
-pub const MAX_BODY_LINES: usize = 500;
+pub(super) const MAX_BODY_LINES: usize = 500;
 /// The spec's recommended maximum body size, in estimated tokens.
-pub const MAX_BODY_TOKENS: usize = 5_000;
+pub(super) const MAX_BODY_TOKENS: usize = 5_000;
 
 pub(super) fn check(cx: &LintContext<'_>, out: &mut Vec<Diagnostic>) {
     let body = cx.body();

@@ -163,15 +163,15 @@ pub(crate) struct LintContext<'a> {
 }
 
 impl LintContext<'_> {
-    pub fn text(&self) -> &str {
+    pub(crate) fn text(&self) -> &str {
         self.source.text()
     }
 
-    pub fn body(&self) -> &str {
+    pub(crate) fn body(&self) -> &str {
         &self.source.text()[self.body_start..]
     }
 
-    pub fn in_fence(&self, offset: usize) -> bool {
+    pub(crate) fn in_fence(&self, offset: usize) -> bool {
         in_ranges(&self.fences, offset)
     }
 }

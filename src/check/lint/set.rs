@@ -78,7 +78,10 @@ fn jaccard(a: &[u64], b: &[u64]) -> f64 {
         0.0
     } else {
         // Shingle counts are far below 2^52: the conversion is exact.
-        #[allow(clippy::cast_precision_loss)]
+        #[expect(
+            clippy::cast_precision_loss,
+            reason = "shingle counts are far below 2^52: the conversion is exact"
+        )]
         let ratio = both as f64 / union as f64;
         ratio
     }

@@ -14,7 +14,7 @@ use crate::check::rule::{
 use crate::skill::yaml::{NodeKind, Resolved};
 
 /// The most characters a description may have.
-pub const MAX_DESCRIPTION_CHARS: usize = 1024;
+pub(super) const MAX_DESCRIPTION_CHARS: usize = 1024;
 
 const WRITE_ONE: &str = "write a `description:` that says what the skill does and when to use it";
 const ADD_ONE: &str = "add a `description:` that says what the skill does and when to use it";

@@ -12,7 +12,7 @@ use crate::skill::model::{Effort, Field, known_key};
 use crate::skill::yaml::{NodeKind, Resolved};
 
 /// The most characters `compatibility` may have.
-pub const MAX_COMPATIBILITY_CHARS: usize = 500;
+pub(super) const MAX_COMPATIBILITY_CHARS: usize = 500;
 
 pub(super) fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     compatibility(cx, out);

@@ -36,17 +36,17 @@ pub(crate) struct Context<'a> {
 }
 
 impl Context<'_> {
-    pub fn family(&self) -> Family {
+    pub(crate) fn family(&self) -> Family {
         self.target.family()
     }
 
     /// The text of a span of the file.
-    pub fn text(&self, span: &Range<usize>) -> &str {
+    pub(crate) fn text(&self, span: &Range<usize>) -> &str {
         &self.source.text()[span.clone()]
     }
 
     /// "Claude Code falls back to the first body line: "…"".
-    pub fn fallback_note(&self) -> String {
+    pub(crate) fn fallback_note(&self) -> String {
         format!(
             "Claude Code {}",
             fallback_tail(

@@ -16,7 +16,10 @@ pub struct RegistryArgs {
 }
 
 #[derive(Debug, clap::Subcommand)]
-#[allow(clippy::doc_markdown)] // `--help` text, where backticks would show
+#[expect(
+    clippy::doc_markdown,
+    reason = "`--help` text, where backticks would show"
+)]
 pub enum RegistryCommand {
     /// Serve a registry: SQLite metadata and archive blobs under --data
     Serve {
@@ -53,7 +56,6 @@ pub enum TokenCommand {
     },
 }
 
-#[allow(clippy::needless_pass_by_value)]
 pub fn registry(args: RegistryArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
     match args.command {
         RegistryCommand::Serve {

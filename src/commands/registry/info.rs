@@ -18,7 +18,10 @@ pub struct InfoArgs {
     pub registry: RegistryFlag,
 }
 
-#[allow(clippy::needless_pass_by_value)]
+#[expect(
+    clippy::needless_pass_by_value,
+    reason = "every command's `run` takes its arguments"
+)]
 pub fn info(args: InfoArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
     let registry = args.registry.resolve(Path::new("."))?;
     let skill = Client::new(&registry, None)

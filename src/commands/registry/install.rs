@@ -51,7 +51,10 @@ pub struct InstallArgs {
     pub registry: RegistryFlag,
 }
 
-#[allow(clippy::needless_pass_by_value)]
+#[expect(
+    clippy::needless_pass_by_value,
+    reason = "every command's `run` takes its arguments"
+)]
 pub fn install(args: InstallArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
     let scope = Scope::new(args.global)?;
     let mut lock = Lockfile::read(&scope.lock).map_err(|error| UserError {

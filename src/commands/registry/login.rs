@@ -14,13 +14,19 @@ use crate::registry::credentials;
 /// Reads the token from standard input (or $SKILLPKG_TOKEN) and stores it, per registry, in
 /// skillpkg's config folder with mode 0600.
 #[derive(Debug, clap::Args)]
-#[allow(clippy::doc_markdown)] // `--help` text, where backticks would show
+#[expect(
+    clippy::doc_markdown,
+    reason = "`--help` text, where backticks would show"
+)]
 pub struct LoginArgs {
     #[command(flatten)]
     pub registry: RegistryFlag,
 }
 
-#[allow(clippy::needless_pass_by_value)]
+#[expect(
+    clippy::needless_pass_by_value,
+    reason = "every command's `run` takes its arguments"
+)]
 pub fn login(args: LoginArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
     let registry = args.registry.resolve(Path::new("."))?;
     // Before asking for a token: one that could not be stored is not worth typing.

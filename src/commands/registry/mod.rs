@@ -31,7 +31,10 @@ use crate::registry::credentials;
 
 /// Where the registry is: --registry, `SKILLPKG_REGISTRY`, or skillpkg.toml's `registry`.
 #[derive(Debug, Clone, clap::Args)]
-#[allow(clippy::doc_markdown)] // `--help` text, where backticks would show
+#[expect(
+    clippy::doc_markdown,
+    reason = "`--help` text, where backticks would show"
+)]
 pub struct RegistryFlag {
     /// The registry's URL [default: $SKILLPKG_REGISTRY, or `registry` in skillpkg.toml]
     ///
@@ -85,7 +88,10 @@ fn required_token(registry: &str) -> anyhow::Result<String> {
     })
 }
 
-#[allow(clippy::needless_pass_by_value)] // called as `.map_err(client_error)`
+#[expect(
+    clippy::needless_pass_by_value,
+    reason = "called as `.map_err(client_error)`"
+)]
 fn client_error(error: ClientError) -> anyhow::Error {
     let hint = match &error {
         ClientError::Status { status: 401, .. } => {

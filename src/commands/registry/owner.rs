@@ -43,7 +43,10 @@ pub enum OwnerCommand {
     },
 }
 
-#[allow(clippy::needless_pass_by_value)]
+#[expect(
+    clippy::needless_pass_by_value,
+    reason = "every command's `run` takes its arguments"
+)]
 pub fn owner(args: OwnerArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
     let registry = args.registry.resolve(Path::new("."))?;
     let token = credentials::token(&registry)?;

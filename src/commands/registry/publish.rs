@@ -31,7 +31,10 @@ pub struct PublishArgs {
     pub registry: RegistryFlag,
 }
 
-#[allow(clippy::needless_pass_by_value)]
+#[expect(
+    clippy::needless_pass_by_value,
+    reason = "every command's `run` takes its arguments"
+)]
 pub fn publish(args: PublishArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
     let cwd = std::env::current_dir()?;
     let package_args = PackageArgs {

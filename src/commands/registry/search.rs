@@ -21,7 +21,10 @@ pub struct SearchArgs {
     pub registry: RegistryFlag,
 }
 
-#[allow(clippy::needless_pass_by_value)]
+#[expect(
+    clippy::needless_pass_by_value,
+    reason = "every command's `run` takes its arguments"
+)]
 pub fn search(args: SearchArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
     let registry = args.registry.resolve(Path::new("."))?;
     let result = Client::new(&registry, None)

@@ -21,7 +21,10 @@ pub struct YankArgs {
     pub registry: RegistryFlag,
 }
 
-#[allow(clippy::needless_pass_by_value)]
+#[expect(
+    clippy::needless_pass_by_value,
+    reason = "every command's `run` takes its arguments"
+)]
 pub fn yank(args: YankArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
     let (name, version) = args.spec.split_once('@').ok_or_else(|| UserError {
         message: format!("`{}` is not NAME@VERSION", args.spec),

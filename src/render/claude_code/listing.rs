@@ -246,10 +246,11 @@ fn budget(options: &IndexOptions) -> (usize, String) {
         Version::Current => options.model.chars_per_token(),
         Version::V2188 => 4,
     };
-    #[allow(
+    #[expect(
         clippy::cast_precision_loss,
         clippy::cast_possible_truncation,
-        clippy::cast_sign_loss
+        clippy::cast_sign_loss,
+        reason = "the budget is a few million columns at most: exact in f64, and floored to a count"
     )]
     let budget = ((options.context_window * per_token) as f64 * options.budget_fraction)
         .floor()
