@@ -13,20 +13,20 @@ use std::path::Path;
 
 /// Sets a Unix mode; elsewhere does nothing.
 #[cfg(unix)]
-pub fn set_mode(path: &Path, mode: u32) -> io::Result<()> {
+pub(crate) fn set_mode(path: &Path, mode: u32) -> io::Result<()> {
     use std::os::unix::fs::PermissionsExt as _;
     fs_err::set_permissions(path, std::fs::Permissions::from_mode(mode))
 }
 
 /// Sets a Unix mode; elsewhere does nothing.
 #[cfg(not(unix))]
-pub fn set_mode(_path: &Path, _mode: u32) -> io::Result<()> {
+pub(crate) fn set_mode(_path: &Path, _mode: u32) -> io::Result<()> {
     Ok(())
 }
 
 /// Makes a rename in `folder` durable where the platform allows it; failure only costs
 /// durability.
-pub fn sync_folder(folder: &Path) {
+pub(crate) fn sync_folder(folder: &Path) {
     #[cfg(unix)]
     if let Ok(handle) = std::fs::File::open(folder) {
         let _ = handle.sync_all();
@@ -36,7 +36,7 @@ pub fn sync_folder(folder: &Path) {
 }
 
 /// The folder a relative or absolute file path lives in (`.` for a bare name).
-pub fn parent_or_dot(path: &Path) -> &Path {
+pub(crate) fn parent_or_dot(path: &Path) -> &Path {
     path.parent()
         .filter(|folder| !folder.as_os_str().is_empty())
         .unwrap_or(Path::new("."))
@@ -45,7 +45,7 @@ pub fn parent_or_dot(path: &Path) -> &Path {
 /// Opens `path` for reading if it is a regular file (after following links), without blocking
 /// on a FIFO or a device; anything else is an [`io::ErrorKind::InvalidInput`] error that names
 /// the path and what it is.
-pub fn open_regular(path: &Path) -> io::Result<File> {
+pub(crate) fn open_regular(path: &Path) -> io::Result<File> {
     let mut options = std::fs::OpenOptions::new();
     options.read(true);
     // Opening a FIFO for reading waits for a writer; O_NONBLOCK returns at once. It changes
@@ -63,13 +63,13 @@ pub fn open_regular(path: &Path) -> io::Result<File> {
     })?;
     let kind = file.metadata()?.file_type();
     if !kind.is_file() {
-        return Err(not_regular(path, &kind));
+        return Err(not_regular(path, kind));
     }
     Ok(file)
 }
 
 /// The error for a path that is not a regular file.
-pub fn not_regular(path: &Path, kind: &std::fs::FileType) -> io::Error {
+pub(crate) fn not_regular(path: &Path, kind: std::fs::FileType) -> io::Error {
     io::Error::new(
         io::ErrorKind::InvalidInput,
         format!(
@@ -81,7 +81,7 @@ pub fn not_regular(path: &Path, kind: &std::fs::FileType) -> io::Error {
 }
 
 /// What kind of file system entry `kind` is, for messages.
-pub fn describe(kind: &std::fs::FileType) -> &'static str {
+pub(crate) fn describe(kind: std::fs::FileType) -> &'static str {
     #[cfg(unix)]
     {
         use std::os::unix::fs::FileTypeExt as _;
@@ -109,7 +109,7 @@ pub fn describe(kind: &std::fs::FileType) -> &'static str {
 /// Reads the regular file at `path` whole, refusing it when it is longer than `max` bytes (an
 /// [`io::ErrorKind::FileTooLarge`] error naming the path and the cap). Never reads more than
 /// `max + 1` bytes, whatever the file says its size is.
-pub fn read_capped(path: &Path, max: u64) -> io::Result<Vec<u8>> {
+pub(crate) fn read_capped(path: &Path, max: u64) -> io::Result<Vec<u8>> {
     let file = open_regular(path)?;
     let mut bytes = Vec::new();
     file.take(max.saturating_add(1))
@@ -128,19 +128,19 @@ pub fn read_capped(path: &Path, max: u64) -> io::Result<Vec<u8>> {
 
 /// The ignore files a directory walker reads itself (the `ignore` crate opens them without
 /// skillpkg's checks): `.gitignore`, `.skillignore`, and a repository's `.git/info/exclude`.
-pub const IGNORE_FILES: [&str; 3] = [".gitignore", ".skillignore", ".git/info/exclude"];
+pub(crate) const IGNORE_FILES: [&str; 3] = [".gitignore", ".skillignore", ".git/info/exclude"];
 
 /// The most an ignore file may hold.
-pub const MAX_IGNORE_BYTES: u64 = 1024 * 1024;
+pub(crate) const MAX_IGNORE_BYTES: u64 = 1024 * 1024;
 
 /// Why an ignore file in `dir` (see [`IGNORE_FILES`]) must not be read: it is not a regular file
 /// (a FIFO would hang the walk, a link to `/dev/zero` fill memory) or is larger than
 /// [`MAX_IGNORE_BYTES`]. `None` when all of them are missing or fine.
-pub fn unsafe_ignore_file(dir: &Path) -> Option<io::Error> {
+pub(crate) fn unsafe_ignore_file(dir: &Path) -> Option<io::Error> {
     IGNORE_FILES.iter().find_map(|name| {
         let path = dir.join(name);
         match fs_err::metadata(&path) {
-            Ok(metadata) if !metadata.is_file() => Some(not_regular(&path, &metadata.file_type())),
+            Ok(metadata) if !metadata.is_file() => Some(not_regular(&path, metadata.file_type())),
             Ok(metadata) if metadata.len() > MAX_IGNORE_BYTES => {
                 Some(too_large(&path, MAX_IGNORE_BYTES))
             }
@@ -151,13 +151,13 @@ pub fn unsafe_ignore_file(dir: &Path) -> Option<io::Error> {
 
 /// [`unsafe_ignore_file`] for `dir` and every folder above it, which a walker that honours
 /// parent ignore files reads too.
-pub fn unsafe_ignore_file_above(dir: &Path) -> Option<io::Error> {
+pub(crate) fn unsafe_ignore_file_above(dir: &Path) -> Option<io::Error> {
     let absolute = std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf());
     absolute.ancestors().find_map(unsafe_ignore_file)
 }
 
 /// [`read_capped`], as UTF-8 text ([`io::ErrorKind::InvalidData`] naming the path otherwise).
-pub fn read_text_capped(path: &Path, max: u64) -> io::Result<String> {
+pub(crate) fn read_text_capped(path: &Path, max: u64) -> io::Result<String> {
     String::from_utf8(read_capped(path, max)?).map_err(|_| {
         io::Error::new(
             io::ErrorKind::InvalidData,
@@ -167,7 +167,7 @@ pub fn read_text_capped(path: &Path, max: u64) -> io::Result<String> {
 }
 
 /// The error for a file over a read cap.
-pub fn too_large(path: &Path, max: u64) -> io::Error {
+pub(crate) fn too_large(path: &Path, max: u64) -> io::Error {
     io::Error::new(
         io::ErrorKind::FileTooLarge,
         format!(
@@ -189,7 +189,7 @@ pub enum Permissions {
 
 /// Writes `bytes` to a temporary file beside `path` (`prefix` starts its name), sets its
 /// permissions, syncs it, renames it over `path` and syncs the folder.
-pub fn write_atomically(
+pub(crate) fn write_atomically(
     path: &Path,
     bytes: &[u8],
     prefix: &str,
@@ -221,7 +221,7 @@ pub fn write_atomically(
 
 /// Creates `path` and any missing parents readable by the user only (0700 on Unix), for
 /// folders that hold secrets. A folder that exists already keeps its mode: it may be shared.
-pub fn create_private_dir_all(path: &Path) -> io::Result<()> {
+pub(crate) fn create_private_dir_all(path: &Path) -> io::Result<()> {
     let mut builder = std::fs::DirBuilder::new();
     builder.recursive(true);
     #[cfg(unix)]

@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Mutex, PoisonError};
 
 /// The exit status of a process ended by SIGINT, by shell convention (128 + 2).
-pub const INTERRUPTED_EXIT: i32 = 130;
+pub(crate) const INTERRUPTED_EXIT: i32 = 130;
 
 static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 static NEXT_ID: AtomicU64 = AtomicU64::new(0);
@@ -61,13 +61,13 @@ pub fn settle() {
 
 /// A folder (or file) to remove if the process is interrupted while this value lives.
 #[derive(Debug)]
-pub struct Cleanup {
+pub(crate) struct Cleanup {
     id: u64,
 }
 
 impl Cleanup {
     /// Registers `path` (a staging folder, or a temporary file) for removal on interruption.
-    pub fn register(path: &Path) -> Self {
+    pub(crate) fn register(path: &Path) -> Self {
         let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
         PENDING
             .lock()
@@ -81,7 +81,7 @@ impl Cleanup {
     /// Runs `finish` (the renames that put staged work in place), unless a signal has already
     /// arrived, while holding the handler off: it cannot remove the staged work halfway through
     /// the renames, and afterwards finds nothing of it to remove. `None` when interrupted.
-    pub fn commit<T>(self, finish: impl FnOnce() -> T) -> Option<T> {
+    pub(crate) fn commit<T>(self, finish: impl FnOnce() -> T) -> Option<T> {
         let mut pending = PENDING.lock().unwrap_or_else(PoisonError::into_inner);
         if interrupted() {
             return None;

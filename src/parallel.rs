@@ -7,7 +7,7 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Applies `work` to every item on up to `threads` threads; results are in input order.
-pub fn map_in_order<T, R, F>(items: &[T], threads: usize, work: F) -> Vec<R>
+pub(crate) fn map_in_order<T, R, F>(items: &[T], threads: usize, work: F) -> Vec<R>
 where
     T: Sync,
     R: Send,

@@ -4,11 +4,11 @@
 use crate::skill::FileName;
 
 /// The upload limit, uncompressed.
-pub const MAX_UPLOAD_BYTES: u64 = 30 * 1024 * 1024;
+pub(crate) const MAX_UPLOAD_BYTES: u64 = 30 * 1024 * 1024;
 
 /// Why claude.ai would refuse an upload of these files (paths inside the skill, `/`-separated)
 /// totalling `total` bytes unpacked, with `max` as its limit; `None` when it would take it.
-pub fn upload_refusal<'a>(
+pub(crate) fn upload_refusal<'a>(
     paths: impl IntoIterator<Item = &'a str>,
     total: u64,
     max: u64,

@@ -15,7 +15,7 @@ mod target;
 pub use target::{DEFAULT_TARGETS, Family, Target, UnknownTarget};
 
 /// Estimated tokens: one per 4 ASCII bytes, one per non-ASCII character.
-pub fn estimate_tokens(text: &str) -> usize {
+pub(crate) fn estimate_tokens(text: &str) -> usize {
     let bytes = text.as_bytes();
     let ascii = bytes.iter().filter(|b| b.is_ascii()).count();
     // Non-ASCII characters: their first bytes (not 10xxxxxx continuation bytes).

@@ -117,7 +117,7 @@ impl Target {
         }
     }
 
-    pub fn family(self) -> Family {
+    pub(crate) fn family(self) -> Family {
         match self {
             Self::SkillsRef => Family::SkillsRef,
             Self::ClaudeCode => Family::ClaudeCode { modern: true },
@@ -150,7 +150,7 @@ impl Target {
     }
 
     /// Whether a UTF-8 byte-order mark stops this target from finding the frontmatter.
-    pub fn bom_is_fatal(self) -> bool {
+    pub(crate) fn bom_is_fatal(self) -> bool {
         matches!(
             self.family(),
             Family::SkillsRef | Family::ClaudeAi | Family::ClaudeCode { modern: false }
@@ -158,7 +158,7 @@ impl Target {
     }
 
     /// Whether this target is some version of Claude Code.
-    pub fn is_claude_code(self) -> bool {
+    pub(crate) fn is_claude_code(self) -> bool {
         matches!(self.family(), Family::ClaudeCode { .. })
     }
 }

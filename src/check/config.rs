@@ -30,7 +30,7 @@ use crate::agent::Target;
 use crate::skill::text::SourceText;
 
 /// The configuration file's name.
-pub const FILE_NAME: &str = crate::skill::discover::CONFIG_FILE;
+pub(crate) const FILE_NAME: &str = crate::skill::discover::CONFIG_FILE;
 
 /// The largest `skillpkg.toml` read; a real one is a few hundred bytes.
 const MAX_CONFIG_BYTES: u64 = 1024 * 1024;
@@ -83,7 +83,7 @@ impl Selector {
 }
 
 /// Parses a rule selector: `ALL`, a code, a kebab name or a code prefix.
-pub fn parse_selector(text: &str) -> Result<Selector, String> {
+pub(crate) fn parse_selector(text: &str) -> Result<Selector, String> {
     Selector::parse(text)
 }
 
@@ -268,7 +268,7 @@ impl Config {
 /// Folders inside a tree that was just walked need no file-system call: the walk saw every
 /// `skillpkg.toml` there. Only folders above the walked roots are looked at on disk.
 #[derive(Debug)]
-pub struct ConfigFinder {
+pub(crate) struct ConfigFinder {
     /// Relative folders are resolved against this.
     cwd: PathBuf,
     /// Walked roots (absolute) and the folders in them that hold a configuration file.
@@ -279,12 +279,16 @@ pub struct ConfigFinder {
 
 impl ConfigFinder {
     /// A finder that resolves relative folders against `cwd` and knows nothing in advance.
-    pub fn new(cwd: PathBuf) -> Self {
+    pub(crate) fn new(cwd: PathBuf) -> Self {
         Self::with_walk(cwd, &[], &HashSet::new())
     }
 
     /// A finder that trusts a walk of `roots`, which found configuration files in `config_dirs`.
-    pub fn with_walk(cwd: PathBuf, roots: &[PathBuf], config_dirs: &HashSet<PathBuf>) -> Self {
+    pub(crate) fn with_walk(
+        cwd: PathBuf,
+        roots: &[PathBuf],
+        config_dirs: &HashSet<PathBuf>,
+    ) -> Self {
         let walked = roots
             .iter()
             .map(|root| lexical_absolute(&cwd, root))
@@ -312,7 +316,7 @@ impl ConfigFinder {
     }
 
     /// The configuration that applies to `dir`: the nearest `skillpkg.toml` in `dir` or above.
-    pub fn for_dir(&self, dir: &Path) -> Result<Option<Arc<Config>>, ConfigError> {
+    pub(crate) fn for_dir(&self, dir: &Path) -> Result<Option<Arc<Config>>, ConfigError> {
         let start = lexical_absolute(&self.cwd, dir);
         let mut visited = Vec::new();
         let mut current = Some(start.as_path());
@@ -353,7 +357,7 @@ impl ConfigFinder {
 }
 
 /// `dir` made absolute against `cwd`, with `.` and `..` resolved by name (no file-system calls).
-pub fn lexical_absolute(cwd: &Path, dir: &Path) -> PathBuf {
+pub(crate) fn lexical_absolute(cwd: &Path, dir: &Path) -> PathBuf {
     let mut out = PathBuf::new();
     for part in cwd.join(dir).components() {
         match part {

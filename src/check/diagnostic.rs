@@ -25,7 +25,7 @@ pub struct FileRef {
 
 /// Where a finding is: its rule's code, its span and the file (and line) it is about. Findings
 /// of different targets at one place are merged into one.
-pub type Place = (
+pub(crate) type Place = (
     &'static str,
     Option<(usize, usize)>,
     Option<(String, Option<usize>)>,
@@ -121,7 +121,7 @@ impl Diagnostic {
     }
 
     #[must_use]
-    pub fn related(mut self, span: Range<usize>, message: impl Into<String>) -> Self {
+    pub(crate) fn related(mut self, span: Range<usize>, message: impl Into<String>) -> Self {
         self.related.push(Related {
             span,
             message: message.into(),
@@ -137,7 +137,7 @@ impl Diagnostic {
 
     /// About `path` (relative to the skill folder), optionally one line of it.
     #[must_use]
-    pub fn in_file(mut self, path: impl Into<String>, line: Option<usize>) -> Self {
+    pub(crate) fn in_file(mut self, path: impl Into<String>, line: Option<usize>) -> Self {
         self.file = Some(FileRef {
             path: path.into(),
             line,

@@ -130,7 +130,7 @@ impl Settings<'_> {
 }
 
 /// One linted skill.
-pub struct Outcome {
+pub(crate) struct Outcome {
     pub checked: Checked,
     pub suppressions: Suppressions,
     /// Fixes applied (or, with --diff, that would be).
@@ -143,17 +143,17 @@ pub struct Outcome {
 
 /// What to do with fixes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum FixMode {
+pub(crate) enum FixMode {
     Off,
     Write { unsafe_fixes: bool },
     Diff { unsafe_fixes: bool },
 }
 
 /// A skill to lint: its file, its other files, its targets and its configuration.
-pub type Job = (PathBuf, Vec<PathBuf>, Vec<Target>, Option<Arc<Config>>);
+pub(crate) type Job = (PathBuf, Vec<PathBuf>, Vec<Target>, Option<Arc<Config>>);
 
 /// Lints one skill, fixing it when asked.
-pub fn lint_file(
+pub(crate) fn lint_file(
     path: &Path,
     files: &[PathBuf],
     targets: &[Target],
@@ -270,7 +270,7 @@ pub fn analyse(
 }
 
 /// The rules across skills, then the suppressions they leave unused.
-pub fn across_skills(
+pub(crate) fn across_skills(
     outcomes: &mut [Outcome],
     jobs: &[Job],
     cli: &CliRules,

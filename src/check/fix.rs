@@ -41,7 +41,7 @@ pub struct Fix {
 }
 
 impl Fix {
-    pub fn safe(message: impl Into<String>, edits: Vec<Edit>) -> Self {
+    pub(crate) fn safe(message: impl Into<String>, edits: Vec<Edit>) -> Self {
         Self {
             applicability: Applicability::Safe,
             message: message.into(),
@@ -49,7 +49,7 @@ impl Fix {
         }
     }
 
-    pub fn unsafe_(message: impl Into<String>, edits: Vec<Edit>) -> Self {
+    pub(crate) fn unsafe_(message: impl Into<String>, edits: Vec<Edit>) -> Self {
         Self {
             applicability: Applicability::Unsafe,
             message: message.into(),
@@ -127,10 +127,10 @@ pub fn apply(source: &SourceText, original: &[u8], fixes: &[&Fix]) -> (Vec<u8>, 
 }
 
 /// Fixes are re-applied until nothing changes, at most this many rounds.
-pub const MAX_FIX_ROUNDS: usize = 50;
+pub(crate) const MAX_FIX_ROUNDS: usize = 50;
 
 /// When fixes interfere and are applied one at a time, at most this many rounds in all.
-pub const MAX_SINGLE_FIXES: usize = 500;
+pub(crate) const MAX_SINGLE_FIXES: usize = 500;
 
 /// The result of [`fix_until_stable`].
 #[derive(Debug)]
@@ -191,7 +191,7 @@ pub fn fix_until_stable<T>(
 
 /// A fresh pass of [`fix_until_stable`] starts when the last refused fixes and changed the
 /// text, at most this many times.
-pub const MAX_FIX_PASSES: usize = 8;
+pub(crate) const MAX_FIX_PASSES: usize = 8;
 
 /// One pass of [`fix_until_stable`], and whether it refused any fix.
 fn fix_pass<T>(

@@ -43,7 +43,7 @@ impl Checked {
     }
 
     /// The file a finding is about: SKILL.md, or another file of the skill.
-    pub fn path_of(&self, diagnostic: &Diagnostic) -> std::path::PathBuf {
+    pub(crate) fn path_of(&self, diagnostic: &Diagnostic) -> std::path::PathBuf {
         match &diagnostic.file {
             Some(file) => self.skill.dir.join(&file.path),
             None => self.skill.path.clone(),
@@ -52,7 +52,7 @@ impl Checked {
 
     /// Where a finding is, in lines and columns of its file; a finding about a line of another
     /// file points at the line's start.
-    pub fn location_of(&self, diagnostic: &Diagnostic) -> Option<diagnostic::Location> {
+    pub(crate) fn location_of(&self, diagnostic: &Diagnostic) -> Option<diagnostic::Location> {
         match &diagnostic.file {
             Some(file) => file.line.map(|line| {
                 let at = crate::skill::text::Position { line, column: 1 };
@@ -63,7 +63,7 @@ impl Checked {
     }
 
     /// Where the last text a finding points at ends: what a report needs of the skill file.
-    pub fn reported_end(&self) -> usize {
+    pub(crate) fn reported_end(&self) -> usize {
         self.diagnostics
             .iter()
             .flat_map(|d| d.span.iter().chain(d.related.iter().map(|r| &r.span)))

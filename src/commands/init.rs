@@ -395,7 +395,7 @@ fn one_line(text: &str, flag: &str) -> anyhow::Result<String> {
 }
 
 /// Asks for a description until a non-empty line is given; `None` at end of input.
-pub fn ask_description(
+pub(crate) fn ask_description(
     input: &mut dyn BufRead,
     output: &mut dyn Write,
     name: &str,

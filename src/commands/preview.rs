@@ -18,7 +18,7 @@ use crate::render::view::{Scope, SkillView};
 use crate::skill::{Skill, discover};
 
 /// The session id used unless `--session-id` is given, so output is reproducible.
-pub const SESSION_ID: &str = "00000000-0000-4000-8000-000000000000";
+pub(crate) const SESSION_ID: &str = "00000000-0000-4000-8000-000000000000";
 
 /// Show exactly what the model sees: the skill listing, or a skill's invocation.
 ///

@@ -145,7 +145,7 @@ impl Report<'_> {
 
     /// `path` relative to [`Report::root`], with `/` separators; the path as given when it is
     /// outside the root.
-    pub fn repo_relative(&self, path: &Path) -> String {
+    pub(crate) fn repo_relative(&self, path: &Path) -> String {
         let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
         let relative = absolute.strip_prefix(&self.root).unwrap_or(path);
         slash_path(relative)
@@ -153,18 +153,18 @@ impl Report<'_> {
 }
 
 /// `one` or `many`, by `count`: "1 file", "2 files".
-pub fn plural<'a>(count: usize, one: &'a str, many: &'a str) -> &'a str {
+pub(crate) fn plural<'a>(count: usize, one: &'a str, many: &'a str) -> &'a str {
     if count == 1 { one } else { many }
 }
 
 /// A path with `/` separators, as URIs and annotations want.
-pub fn slash_path(path: &Path) -> String {
+pub(crate) fn slash_path(path: &Path) -> String {
     path.to_string_lossy()
         .replace(std::path::MAIN_SEPARATOR, "/")
 }
 
 /// The nearest enclosing git work tree, or `cwd` itself.
-pub fn repo_root(cwd: &Path) -> PathBuf {
+pub(crate) fn repo_root(cwd: &Path) -> PathBuf {
     cwd.ancestors()
         .find(|dir| dir.join(".git").exists())
         .unwrap_or(cwd)

@@ -464,14 +464,6 @@ pub fn folder_digest(
     )))
 }
 
-/// The SHA-256 of a file, as hex.
-pub fn sha256_file(path: &Path) -> io::Result<String> {
-    let mut file = fs_err::File::open(path)?;
-    let mut hash = Sha256::new();
-    io::copy(&mut file, &mut hash)?;
-    Ok(hex(&hash.finalize()))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -151,7 +151,7 @@ pub fn write(
 }
 
 /// The name the archive is known by: the valid frontmatter name, else the folder's.
-pub fn skill_name(checked: &Checked) -> String {
+pub(crate) fn skill_name(checked: &Checked) -> String {
     checked
         .skill
         .reading()

@@ -51,7 +51,7 @@ impl Limits {
     /// Checks that an archive of `archive_bytes` may expand to `expanded` bytes in `files`
     /// files. `package` asks the same question of what it wrote, so it never writes an archive
     /// that extraction refuses.
-    pub fn admit(
+    pub(crate) fn admit(
         &self,
         archive_bytes: u64,
         expanded: u64,
@@ -166,7 +166,7 @@ impl ExtractError {
     /// Whether the archive is at fault (refuse it), rather than the machine (report a failure):
     /// what the decompressor says about corrupt or truncated data is about the archive; a full
     /// disk, a quota or a file-size limit is not, and the same archive may unpack later.
-    pub fn is_refusal(&self) -> bool {
+    pub(crate) fn is_refusal(&self) -> bool {
         match self {
             Self::Io(error) => matches!(
                 error.kind(),
@@ -395,7 +395,7 @@ const STAGING_SUFFIXES: [&str; 2] = [".unpack", ".install"];
 /// interrupted ([`interrupt`]), or, if the process was killed outright, by the next run that
 /// stages in the same folder.
 #[derive(Debug)]
-pub struct Staging {
+pub(crate) struct Staging {
     dir: tempfile::TempDir,
     /// `None` once committed.
     cleanup: Option<interrupt::Cleanup>,
@@ -404,7 +404,7 @@ pub struct Staging {
 impl Staging {
     /// Creates a staging folder in `parent` (`suffix` is `.unpack` or `.install`), first removing
     /// the ones killed runs left there.
-    pub fn new(parent: &Path, name: &str, suffix: &str) -> io::Result<Self> {
+    pub(crate) fn new(parent: &Path, name: &str, suffix: &str) -> io::Result<Self> {
         debug_assert!(STAGING_SUFFIXES.contains(&suffix));
         remove_stale_staging(parent);
         let dir = tempfile::Builder::new()
@@ -418,12 +418,12 @@ impl Staging {
         })
     }
 
-    pub fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         self.dir.path()
     }
 
     /// Gives up the folder: it is no longer removed (it has been renamed into place).
-    pub fn keep(self) -> PathBuf {
+    pub(crate) fn keep(self) -> PathBuf {
         self.dir.keep()
     }
 
@@ -431,7 +431,7 @@ impl Staging {
     /// unless a signal has arrived, holding Ctrl-C's clean-up off until the renames are done
     /// (see [`interrupt::Cleanup::commit`]): an interrupted run leaves either the old state or
     /// the new one, never half of each. [`ExtractError::Interrupted`] when the signal came first.
-    pub fn commit<T>(
+    pub(crate) fn commit<T>(
         &mut self,
         finish: impl FnOnce(&Path) -> io::Result<T>,
     ) -> Result<T, ExtractError> {
@@ -448,7 +448,7 @@ impl Staging {
 
 /// Removes staging folders that killed runs left in `parent` (see [`Staging`]): only those
 /// whose process is gone, so a concurrent run's work is left alone.
-pub fn remove_stale_staging(parent: &Path) {
+pub(crate) fn remove_stale_staging(parent: &Path) {
     let Ok(entries) = fs_err::read_dir(parent) else {
         return;
     };

@@ -27,7 +27,7 @@ pub fn valid_skill_name(name: &str) -> bool {
 /// every system an archive may be unpacked on, if it is not: a colon (a drive, `C:x`, or an
 /// NTFS stream), a name Windows reserves for a device (`con`, `nul.txt`), or a trailing dot or
 /// space (which Windows drops, so `.git.` is `.git` there).
-pub fn unportable(part: &str) -> Option<&'static str> {
+pub(crate) fn unportable(part: &str) -> Option<&'static str> {
     if part.contains(':') {
         Some("a colon")
     } else if part != "." && part != ".." && (part.ends_with('.') || part.ends_with(' ')) {

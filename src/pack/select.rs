@@ -101,7 +101,10 @@ pub fn select(dir: &Path) -> Result<Vec<PackFile>, SelectError> {
 /// `notes.txt -> .env` cannot ship `.env` under a harmless name). Whatever `unpack` would refuse
 /// (no `SKILL.md`, names with control characters or backslashes, names that differ only in
 /// case, too many files or bytes) is refused here, before an archive is written.
-pub fn select_except(dir: &Path, output: Option<&Path>) -> Result<Vec<PackFile>, SelectError> {
+pub(crate) fn select_except(
+    dir: &Path,
+    output: Option<&Path>,
+) -> Result<Vec<PackFile>, SelectError> {
     let root = fs_err::canonicalize(dir).map_err(|error| SelectError::Read {
         path: dir.display().to_string(),
         message: error.to_string(),
@@ -170,7 +173,7 @@ pub fn select_except(dir: &Path, output: Option<&Path>) -> Result<Vec<PackFile>,
         if !kind.is_file() {
             return Err(SelectError::NotRegular {
                 path: relative,
-                kind: crate::fsx::describe(&kind),
+                kind: crate::fsx::describe(kind),
             });
         }
         let metadata = fs_err::metadata(full).map_err(|error| SelectError::Read {
@@ -368,7 +371,7 @@ fn resolve_link(
     if !metadata.is_file() {
         return Err(link(&format!(
             "to {}; a skill holds only regular files",
-            crate::fsx::describe(&metadata.file_type())
+            crate::fsx::describe(metadata.file_type())
         )));
     }
     Ok((target, metadata))

@@ -84,7 +84,7 @@ pub struct Published {
 
 /// `GET /api/v1/me`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Me {
+pub(crate) struct Me {
     pub user: String,
 }
 
@@ -96,30 +96,30 @@ pub struct Owners {
 
 /// Every error: `{"errors":[{"detail":"…"}]}`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ErrorBody {
+pub(crate) struct ErrorBody {
     pub errors: Vec<ErrorDetail>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ErrorDetail {
+pub(crate) struct ErrorDetail {
     pub detail: String,
 }
 
 /// The longest skill name (the Agent Skills spec's limit).
-pub const MAX_NAME_LEN: usize = 64;
+pub(crate) const MAX_NAME_LEN: usize = 64;
 
 /// The longest version the registry accepts. Semver sets no limit, but a version is shown,
 /// stored and sent on every listing; this bounds its pre-release and build parts too.
-pub const MAX_VERSION_LEN: usize = 64;
+pub(crate) const MAX_VERSION_LEN: usize = 64;
 
 /// Whether `name` can be a registry name: one that is safe as a folder name everywhere (see
 /// [`crate::pack::valid_skill_name`]).
-pub fn valid_name(name: &str) -> bool {
+pub(crate) fn valid_name(name: &str) -> bool {
     crate::pack::valid_skill_name(name)
 }
 
 /// Why `name` cannot be published, if it cannot.
-pub fn name_problem(name: &str) -> Option<String> {
+pub(crate) fn name_problem(name: &str) -> Option<String> {
     if name.len() > MAX_NAME_LEN {
         Some(format!(
             "a skill name is at most {MAX_NAME_LEN} characters; this one has {}",
@@ -136,7 +136,7 @@ pub fn name_problem(name: &str) -> Option<String> {
 
 /// Parses a version the registry accepts: semantic versioning, at most [`MAX_VERSION_LEN`]
 /// characters, with major, minor and patch numbers that fit in 64 bits.
-pub fn parse_version(version: &str) -> Result<semver::Version, String> {
+pub(crate) fn parse_version(version: &str) -> Result<semver::Version, String> {
     if version.len() > MAX_VERSION_LEN {
         return Err(format!(
             "a version is at most {MAX_VERSION_LEN} characters; this one has {}",
@@ -149,7 +149,7 @@ pub fn parse_version(version: &str) -> Result<semver::Version, String> {
 
 /// A version without its build metadata: `1.0.0+ci.7` and `1.0.0` are the same version
 /// (semver §10), so they share this key.
-pub fn without_build(version: &str) -> &str {
+pub(crate) fn without_build(version: &str) -> &str {
     version
         .split_once('+')
         .map_or(version, |(release, _)| release)

@@ -81,7 +81,7 @@ impl ClientError {
     /// Whether the registry understood the request and said no: the skill, version or owner
     /// asked for is not there or not the user's, or the upload is refused. A missing or wrong
     /// token (401), a timeout (408) or a rate limit (429) is not a verdict on the request.
-    pub fn is_refusal(&self) -> bool {
+    pub(crate) fn is_refusal(&self) -> bool {
         matches!(self, Self::Status { status, .. }
             if (400..500).contains(status) && ![401, 407, 408, 429].contains(status))
     }
@@ -89,7 +89,7 @@ impl ClientError {
 
 /// How long the client waits, per phase. There is deliberately no total: see the module docs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Timeouts {
+pub(crate) struct Timeouts {
     /// Resolving the host and connecting, TLS handshake included.
     pub connect: Duration,
     /// Each wait for the registry: for its answer, and for each next piece of a body.
@@ -107,7 +107,7 @@ impl Default for Timeouts {
 
 impl Timeouts {
     /// The defaults, or `SKILLPKG_HTTP_TIMEOUT` seconds for every phase.
-    pub fn from_env() -> Result<Self, ClientError> {
+    pub(crate) fn from_env() -> Result<Self, ClientError> {
         match std::env::var("SKILLPKG_HTTP_TIMEOUT") {
             Ok(text) if !text.trim().is_empty() => {
                 let seconds = text
@@ -364,7 +364,7 @@ impl Client {
     }
 
     /// Who the token belongs to: `GET /api/v1/me`.
-    pub fn me(&self) -> Result<Me, ClientError> {
+    pub(crate) fn me(&self) -> Result<Me, ClientError> {
         let path = "/api/v1/me";
         let response = self.call(path, Auth::Token, Repeat::Harmless, &|agent, url, auth| {
             with_auth(agent.get(url), auth).call()
@@ -441,7 +441,7 @@ impl Client {
 
     /// [`Client::download`] for a caller that already knows the announced size: stops as soon
     /// as more than `max_bytes` arrive (or are announced), so nothing endless is ever buffered.
-    pub fn download_at_most(
+    pub(crate) fn download_at_most(
         &self,
         name: &str,
         version: &str,
@@ -521,7 +521,7 @@ impl Client {
     }
 
     /// Adds `users` to the skill's owners, or (`add` false) removes them.
-    pub fn change_owners(
+    pub(crate) fn change_owners(
         &self,
         name: &str,
         users: &[String],

@@ -184,7 +184,7 @@ tokio::task_local! {
 /// Marks the connection of the request being handled as busy until the guard is dropped, so
 /// that work that moves no bytes (a database call, checking an uploaded archive) is not taken
 /// for an idle client. Outside a request it does nothing.
-pub fn working() -> Option<Working> {
+pub(crate) fn working() -> Option<Working> {
     ACTIVITY
         .try_with(|activity| {
             activity.working.fetch_add(1, Ordering::Relaxed);
@@ -194,7 +194,7 @@ pub fn working() -> Option<Working> {
 }
 
 /// See [`working`].
-pub struct Working(Arc<Activity>);
+pub(crate) struct Working(Arc<Activity>);
 
 impl Drop for Working {
     fn drop(&mut self) {

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 const FILE_NAME: &str = "credentials.toml";
 
 /// The largest credentials file read: far more than any number of tokens needs.
-pub const MAX_BYTES: u64 = 1024 * 1024;
+pub(crate) const MAX_BYTES: u64 = 1024 * 1024;
 
 /// The credentials file could not be read or written.
 #[derive(Debug, thiserror::Error)]
@@ -46,7 +46,7 @@ pub enum CredentialsError {
 
 /// skillpkg's folder for user settings: `$SKILLPKG_CONFIG_DIR`, else the platform's config
 /// folder (`$XDG_CONFIG_HOME` or `~/.config` on Unix, `%APPDATA%` on Windows) plus `skillpkg`.
-pub fn config_dir() -> Option<PathBuf> {
+pub(crate) fn config_dir() -> Option<PathBuf> {
     if let Some(dir) = std::env::var_os("SKILLPKG_CONFIG_DIR") {
         return Some(PathBuf::from(dir));
     }
@@ -94,7 +94,7 @@ pub fn check() -> Result<(), CredentialsError> {
 
 /// Stores `token` for `registry` beside the other registries' tokens, atomically, readable by
 /// the user only; creates the config folder 0700. Refuses to replace a file it cannot read.
-pub fn store_token(registry: &str, token: &str) -> Result<PathBuf, CredentialsError> {
+pub(crate) fn store_token(registry: &str, token: &str) -> Result<PathBuf, CredentialsError> {
     let path = path()?;
     let folder = crate::fsx::parent_or_dot(&path);
     crate::fsx::create_private_dir_all(folder).map_err(CredentialsError::Io)?;

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 /// The lockfile's name.
-pub const FILE_NAME: &str = "skills.lock";
+pub(crate) const FILE_NAME: &str = "skills.lock";
 
 /// The largest lockfile read: a thousand entries take about 400 KiB.
 const MAX_BYTES: u64 = 4 * 1024 * 1024;
@@ -196,7 +196,7 @@ impl Locked {
 /// `dir` normalised (`/`-separated, no `.` or empty parts, `..` resolved), or why it cannot be
 /// a folder inside the project: absolute, a drive or UNC path, a backslash or control
 /// character, `..` above the root, a VCS folder. The project root itself is `.`.
-pub fn normalise_dir(dir: &str) -> Result<String, String> {
+pub(crate) fn normalise_dir(dir: &str) -> Result<String, String> {
     if dir.is_empty() {
         return Err("`dir` is empty".into());
     }

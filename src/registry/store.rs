@@ -21,7 +21,7 @@ pub enum StoreError {
 
 /// A version to record.
 #[derive(Clone, Debug)]
-pub struct NewVersion {
+pub(crate) struct NewVersion {
     pub name: String,
     pub version: String,
     pub checksum: String,
@@ -35,7 +35,7 @@ pub struct NewVersion {
 
 /// What happened to a publish.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum PublishOutcome {
+pub(crate) enum PublishOutcome {
     Created,
     /// The version exists (perhaps yanked), or one that differs from it only in build
     /// metadata: that version and its checksum.
@@ -53,7 +53,7 @@ pub enum PublishOutcome {
 
 /// The outcome of a change that needs ownership.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Change {
+pub(crate) enum Change {
     Done,
     NotFound,
     NotOwner,
@@ -62,7 +62,7 @@ pub enum Change {
 }
 
 /// Skill and version metadata, users and tokens.
-pub trait MetadataStore: Send + Sync {
+pub(crate) trait MetadataStore: Send + Sync {
     fn user_for_token(&self, token_hash: &str) -> Result<Option<String>, StoreError>;
     fn create_token(&self, user: &str, token_hash: &str, now: i64) -> Result<(), StoreError>;
     fn publish(&self, version: &NewVersion) -> Result<PublishOutcome, StoreError>;
@@ -97,7 +97,7 @@ pub trait MetadataStore: Send + Sync {
 }
 
 /// Archives by SHA-256.
-pub trait BlobStore: Send + Sync {
+pub(crate) trait BlobStore: Send + Sync {
     /// Moves the finished file at `temp` into the store under `sha256`.
     fn put(&self, temp: &Path, sha256: &str) -> Result<(), StoreError>;
     /// The stored archive, opened to be streamed: archives run to tens of megabytes and a slow
@@ -107,7 +107,7 @@ pub trait BlobStore: Send + Sync {
 
 /// A stored archive, open for reading.
 #[derive(Debug)]
-pub struct Blob {
+pub(crate) struct Blob {
     pub file: std::fs::File,
     /// Its length in bytes, sent as `Content-Length`.
     pub size: u64,
@@ -115,7 +115,7 @@ pub struct Blob {
 
 /// The start of a version's SKILL.md, for its web page.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SkillMdStart {
+pub(crate) struct SkillMdStart {
     pub text: String,
     /// Whether SKILL.md goes on past `text`.
     pub cut: bool,

@@ -255,7 +255,7 @@ fn goose(skills: &[(&SkillView, String, String)]) -> String {
 }
 
 /// What `target` sends when the model activates `skill`.
-pub fn activate(target: Target, skill: &SkillView) -> String {
+pub(crate) fn activate(target: Target, skill: &SkillView) -> String {
     let name = skill
         .spec
         .name

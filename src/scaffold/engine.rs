@@ -17,7 +17,7 @@ use crate::skill::yaml;
 const MAX_PARTIAL_DEPTH: usize = 8;
 
 /// Looks up a partial's source by name.
-pub type Partials<'a> = &'a dyn Fn(&str) -> Option<&'a str>;
+pub(crate) type Partials<'a> = &'a dyn Fn(&str) -> Option<&'a str>;
 
 /// What a template is rendered with.
 #[derive(Default)]

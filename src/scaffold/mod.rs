@@ -21,7 +21,7 @@ mod embedded {
 }
 
 /// The template `skillpkg init` uses unless told otherwise.
-pub const DEFAULT_TEMPLATE: &str = "basic";
+pub(crate) const DEFAULT_TEMPLATE: &str = "basic";
 
 /// The folder holding what templates share.
 const COMMON: &str = "_common";

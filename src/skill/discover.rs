@@ -16,7 +16,7 @@ use super::FileName;
 
 /// The name of skillpkg's configuration file, which discovery notes where it finds (the
 /// settings of the skills below it come from there).
-pub const CONFIG_FILE: &str = "skillpkg.toml";
+pub(crate) const CONFIG_FILE: &str = "skillpkg.toml";
 
 /// Folders never walked into.
 const SKIPPED_DIRS: &[&str] = &[".git", ".hg", ".svn", "node_modules"];
@@ -50,7 +50,7 @@ impl DiscoverError {
 }
 
 /// Checks that every path exists and that files are skill files; returns every problem.
-pub fn check_paths(paths: &[PathBuf]) -> Vec<DiscoverError> {
+pub(crate) fn check_paths(paths: &[PathBuf]) -> Vec<DiscoverError> {
     paths
         .iter()
         .filter_map(|path| match fs_err::metadata(path) {
@@ -87,7 +87,7 @@ pub fn walk(paths: &[PathBuf], threads: usize) -> Found {
 }
 
 /// [`walk`], also collecting every other file it passes (what `lint` checks besides SKILL.md).
-pub fn walk_with_files(paths: &[PathBuf], threads: usize) -> Found {
+pub(crate) fn walk_with_files(paths: &[PathBuf], threads: usize) -> Found {
     walk_inner(paths, threads, true)
 }
 

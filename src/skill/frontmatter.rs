@@ -31,7 +31,7 @@ pub struct Reader {
 
 impl Reader {
     /// skillpkg's own reading.
-    pub const SKILLPKG: Self = Self {
+    pub(crate) const SKILLPKG: Self = Self {
         delimiters: Delimiters::WholeLine,
         bom_hides_frontmatter: false,
     };

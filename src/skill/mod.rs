@@ -35,7 +35,7 @@ pub enum FileName {
 
 impl FileName {
     /// Classifies a file name; `None` if it is not a spelling of `SKILL.md` at all.
-    pub fn classify(name: &OsStr) -> Option<Self> {
+    pub(crate) fn classify(name: &OsStr) -> Option<Self> {
         let name = name.to_str()?;
         if name == "SKILL.md" {
             Some(Self::Exact)
@@ -154,7 +154,7 @@ impl Skill {
     }
 
     /// The text to show in reports: the decoded text, or a lossy decoding of invalid bytes.
-    pub fn display_source(&self) -> &SourceText {
+    pub(crate) fn display_source(&self) -> &SourceText {
         match &self.content {
             Content::Text { source, .. } => source,
             Content::NotUtf8(invalid) => &invalid.lossy,
@@ -171,7 +171,7 @@ impl Skill {
 
     /// The skill as `reader` sees it. Shares skillpkg's parse when `reader` finds the same
     /// frontmatter text.
-    pub fn reading_as(&self, reader: Reader) -> Option<Cow<'_, Reading>> {
+    pub(crate) fn reading_as(&self, reader: Reader) -> Option<Cow<'_, Reading>> {
         let Content::Text { source, reading } = &self.content else {
             return None;
         };
@@ -215,7 +215,7 @@ impl Skill {
 
     /// Drops the text after the frontmatter and after the line holding `keep`, once a command
     /// no longer needs the body: spans before that point keep working for reports.
-    pub fn release_body(&mut self, keep: usize) {
+    pub(crate) fn release_body(&mut self, keep: usize) {
         if let Content::Text { source, reading } = &mut self.content {
             let frontmatter_end = match &reading.split {
                 Split::Found(region) => region.close.end,
@@ -229,11 +229,11 @@ impl Skill {
 /// The largest skill file skillpkg reads: 1 MiB is over 250,000 tokens, more than any model's
 /// context window, so no agent could use a larger one; the cap keeps a hostile file (a link to
 /// `/dev/zero`, a generated monster) from taking the machine's memory.
-pub const MAX_SKILL_FILE_BYTES: u64 = 1024 * 1024;
+pub(crate) const MAX_SKILL_FILE_BYTES: u64 = 1024 * 1024;
 
 /// Reads a whole skill file: a regular file (never a FIFO or a device, even behind a link) of at
 /// most [`MAX_SKILL_FILE_BYTES`], through a buffer reused by each thread.
-pub fn read_file(path: &Path) -> std::io::Result<Vec<u8>> {
+pub(crate) fn read_file(path: &Path) -> std::io::Result<Vec<u8>> {
     use std::io::Read;
     thread_local! {
         static SCRATCH: std::cell::RefCell<Vec<u8>> = std::cell::RefCell::new(vec![0; 64 * 1024]);
@@ -275,7 +275,7 @@ fn parent_dir(path: &Path) -> &Path {
 
 /// The name of a folder as agents compare it with `name`; `.` and relative paths are resolved
 /// against the current directory.
-pub fn folder_name(dir: &Path) -> String {
+pub(crate) fn folder_name(dir: &Path) -> String {
     let named = dir
         .file_name()
         .filter(|name| !name.is_empty())

@@ -12,7 +12,7 @@ use super::yaml::{NodeId, NodeKind, Resolved, Yaml};
 
 /// Where a frontmatter key comes from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum KeyOrigin {
+pub(crate) enum KeyOrigin {
     /// One of the six keys of the Agent Skills specification.
     Spec,
     /// Honoured by Claude Code only; `since` is the first version that reads it, if known to be
@@ -22,7 +22,7 @@ pub enum KeyOrigin {
 
 /// A frontmatter key skillpkg knows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct KnownKey {
+pub(crate) struct KnownKey {
     pub name: &'static str,
     pub origin: KeyOrigin,
     /// What the value must be, for messages.
@@ -58,7 +58,7 @@ const fn claude_since(
 }
 
 /// Every key skillpkg knows, spec keys first.
-pub const KNOWN_KEYS: &[KnownKey] = &[
+pub(crate) const KNOWN_KEYS: &[KnownKey] = &[
     spec("name", "a string"),
     spec("description", "a string"),
     spec("license", "a string"),
@@ -97,7 +97,7 @@ pub const KNOWN_KEYS: &[KnownKey] = &[
 ];
 
 /// Looks a key up in [`KNOWN_KEYS`].
-pub fn known_key(name: &str) -> Option<&'static KnownKey> {
+pub(crate) fn known_key(name: &str) -> Option<&'static KnownKey> {
     KNOWN_KEYS.iter().find(|key| key.name == name)
 }
 
@@ -184,7 +184,7 @@ pub struct SkillDoc {
 impl SkillDoc {
     /// Reads the typed fields out of a YAML mapping. Returns `None` when the root is not a
     /// mapping (or there is no root).
-    pub fn from_yaml(yaml: &Yaml) -> Option<Self> {
+    pub(crate) fn from_yaml(yaml: &Yaml) -> Option<Self> {
         let root = yaml.root()?;
         let NodeKind::Mapping { entries, .. } = &yaml.resolve(root).kind else {
             return None;
@@ -420,7 +420,7 @@ impl FieldReader<'_> {
 }
 
 /// Parses a boolean as Claude Code 2.1.218 and later do.
-pub fn parse_claude_bool(text: &str) -> Option<bool> {
+pub(crate) fn parse_claude_bool(text: &str) -> Option<bool> {
     match text.trim().to_ascii_lowercase().as_str() {
         "true" | "yes" | "on" | "1" => Some(true),
         "false" | "no" | "off" | "0" => Some(false),

@@ -2,11 +2,12 @@
 //! bundles) and `package` (which refuses to pack them) both use.
 
 /// Endings of private keys and certificate stores.
-pub const KEY_EXTENSIONS: [&str; 7] = [".pem", ".key", ".p12", ".pfx", ".jks", ".keystore", ".ppk"];
+pub(crate) const KEY_EXTENSIONS: [&str; 7] =
+    [".pem", ".key", ".p12", ".pfx", ".jks", ".keystore", ".ppk"];
 /// SSH private keys' usual names.
-pub const SSH_KEYS: [&str; 4] = ["id_rsa", "id_dsa", "id_ecdsa", "id_ed25519"];
+pub(crate) const SSH_KEYS: [&str; 4] = ["id_rsa", "id_dsa", "id_ecdsa", "id_ed25519"];
 /// Files that hold credentials by convention.
-pub const CREDENTIAL_FILES: [&str; 6] = [
+pub(crate) const CREDENTIAL_FILES: [&str; 6] = [
     ".npmrc",
     ".pypirc",
     ".netrc",
@@ -15,11 +16,11 @@ pub const CREDENTIAL_FILES: [&str; 6] = [
     "service-account.json",
 ];
 /// Endings that mark a file as an example, not the real thing (`.env.example`).
-pub const EXAMPLE_SUFFIXES: [&str; 4] = [".example", ".sample", ".template", ".dist"];
+pub(crate) const EXAMPLE_SUFFIXES: [&str; 4] = [".example", ".sample", ".template", ".dist"];
 
 /// Whether a file name looks like a secret (`.env*`, keys, certificates, credentials). Broader
 /// than lint's check, by prefix: packing is where a leak would ship.
-pub fn looks_secret(name: &str) -> bool {
+pub(crate) fn looks_secret(name: &str) -> bool {
     let lower = name.to_ascii_lowercase();
     let example = EXAMPLE_SUFFIXES
         .iter()
@@ -32,7 +33,7 @@ pub fn looks_secret(name: &str) -> bool {
 
 /// What kind of secret a file named `name` holds, for lint: exact names, as written (a
 /// `.env.example` is an example, not a secret).
-pub fn secret_file_kind(name: &str) -> Option<&'static str> {
+pub(crate) fn secret_file_kind(name: &str) -> Option<&'static str> {
     let example = EXAMPLE_SUFFIXES.iter().any(|suffix| name.ends_with(suffix));
     if (name == ".env" || name.starts_with(".env.")) && !example {
         return Some("an environment file with secrets");

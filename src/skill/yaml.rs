@@ -54,7 +54,7 @@ pub enum Resolved {
 
 impl Resolved {
     /// A short name for messages: "a number", "a boolean", …
-    pub fn describe(self) -> &'static str {
+    pub(crate) fn describe(self) -> &'static str {
         match self {
             Self::Null => "an empty value",
             Self::Bool(_) => "a boolean",
@@ -140,7 +140,7 @@ pub fn scalar(text: &str) -> String {
 }
 
 /// `text` as a double-quoted YAML scalar, escaping what YAML does not allow raw.
-pub fn double_quoted(text: &str) -> String {
+pub(crate) fn double_quoted(text: &str) -> String {
     use std::fmt::Write as _;
     let mut out = String::with_capacity(text.len() + 2);
     out.push('"');
@@ -195,7 +195,7 @@ fn is_plain_safe(text: &str) -> bool {
 /// Whether some YAML parser would read the plain scalar `text` as something other than a
 /// string: the 1.2 core schema's nulls, booleans and numbers, 1.1's `yes`/`no`/`on`/`off`/`y`/`n`,
 /// and anything number-like (dates, `1:30`, `1_000`, versions such as `1.0`).
-pub fn is_ambiguous_plain(text: &str) -> bool {
+pub(crate) fn is_ambiguous_plain(text: &str) -> bool {
     if resolve_plain(text) != Resolved::Str {
         return true;
     }
@@ -237,7 +237,7 @@ pub enum NodeKind {
 
 impl NodeKind {
     /// A short name for messages.
-    pub fn describe(&self) -> &'static str {
+    pub(crate) fn describe(&self) -> &'static str {
         match self {
             Self::Scalar(scalar) => scalar.resolve().describe(),
             Self::Sequence { .. } => "a list",
@@ -249,7 +249,7 @@ impl NodeKind {
 
 /// YAML features that strict parsers (strictyaml, used by `skills-ref`) refuse.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Feature {
+pub(crate) enum Feature {
     FlowCollection(Range<usize>),
     Anchor(Range<usize>),
     Alias(Range<usize>),
@@ -257,7 +257,7 @@ pub enum Feature {
 }
 
 impl Feature {
-    pub fn span(&self) -> Range<usize> {
+    pub(crate) fn span(&self) -> Range<usize> {
         match self {
             Self::FlowCollection(span)
             | Self::Anchor(span)
@@ -304,13 +304,13 @@ impl Yaml {
     }
 
     /// Flow collections, anchors, aliases and tags, in source order.
-    pub fn features(&self) -> &[Feature] {
+    pub(crate) fn features(&self) -> &[Feature] {
         &self.features
     }
 
     /// Rewrites every span through `map`: used when the text was rewritten before parsing and
     /// spans must point at the original.
-    pub fn map_offsets(&mut self, map: impl Fn(usize) -> usize) {
+    pub(crate) fn map_offsets(&mut self, map: impl Fn(usize) -> usize) {
         let remap = |span: &Range<usize>| {
             let start = map(span.start);
             start..map(span.end).max(start)

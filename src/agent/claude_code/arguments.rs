@@ -10,7 +10,7 @@ use crate::agent::claude_code::shell::PrefixTrie;
 
 /// Splits arguments the way the `shell-quote` package does: quotes group, `\` escapes, `$VAR`
 /// stays literal. `None` when a quote is never closed.
-pub fn shell_words(args: &str) -> Option<Vec<String>> {
+pub(crate) fn shell_words(args: &str) -> Option<Vec<String>> {
     let mut words = Vec::new();
     let mut current = String::new();
     let mut in_word = false;
@@ -72,7 +72,7 @@ fn is_word(c: char) -> bool {
 
 /// `$ARGUMENTS`, `$ARGUMENTS[N]`, `$N` and declared `$name`s (A3.1, captures §6–7). Returns the
 /// text and whether anything matched; appends `ARGUMENTS:` when nothing did.
-pub fn substitute_arguments(
+pub(crate) fn substitute_arguments(
     content: &str,
     args: Option<&str>,
     names: &[String],

@@ -13,11 +13,11 @@ pub const HEADER: &str = "The following skills are available for use with the Sk
 /// Per-entry cap of Claude Code 2.1.332, in UTF-16 units, `…` included.
 pub const CAP_CURRENT: usize = 1536;
 /// Per-entry cap of Claude Code 2.1.88.
-pub const CAP_2188: usize = 250;
+pub(crate) const CAP_2188: usize = 250;
 
 /// Which version's entry rules apply.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum CapStyle {
+pub(crate) enum CapStyle {
     /// 2.1.332: sanitised and escaped, then cut at 1,536 units.
     Current,
     /// 2.1.88: raw text, cut at 250 units.
@@ -25,7 +25,7 @@ pub enum CapStyle {
 }
 
 impl CapStyle {
-    pub fn cap(self) -> usize {
+    pub(crate) fn cap(self) -> usize {
         match self {
             Self::Current => CAP_CURRENT,
             Self::V2188 => CAP_2188,
@@ -36,7 +36,7 @@ impl CapStyle {
 /// Claude Code's clean-up of a description or `when_to_use` (captures §3): ANSI escape
 /// sequences removed, each run of control, format and line-separator characters turned into
 /// one space, optionally trimmed, then `<` and `>` escaped.
-pub fn sanitise(text: &str, trim: bool) -> String {
+pub(crate) fn sanitise(text: &str, trim: bool) -> String {
     let mut plain = String::with_capacity(text.len());
     let mut chars = text.chars().peekable();
     let mut in_run = false;
@@ -107,7 +107,7 @@ pub fn escape(text: &str) -> String {
 }
 
 /// The entry text: `description`, then ` - ` and `when_to_use` when set.
-pub fn entry_text(description: &str, when_to_use: Option<&str>, style: CapStyle) -> String {
+pub(crate) fn entry_text(description: &str, when_to_use: Option<&str>, style: CapStyle) -> String {
     match style {
         CapStyle::Current => {
             let mut text = sanitise(description, true);
@@ -125,7 +125,7 @@ pub fn entry_text(description: &str, when_to_use: Option<&str>, style: CapStyle)
 }
 
 /// Length in UTF-16 code units, as JavaScript counts.
-pub fn utf16_len(text: &str) -> usize {
+pub(crate) fn utf16_len(text: &str) -> usize {
     text.chars().map(char::len_utf16).sum()
 }
 
@@ -153,7 +153,7 @@ pub fn capped(text: &str, cap: usize) -> String {
 
 /// Where the cap cuts an entry.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Cut {
+pub(crate) struct Cut {
     pub cap: usize,
     pub total_units: usize,
     /// Units kept before the `…`.
@@ -168,7 +168,11 @@ pub struct Cut {
 }
 
 /// Where the cap cuts this skill's entry, or `None` when it fits.
-pub fn entry_cut(description: &str, when_to_use: Option<&str>, style: CapStyle) -> Option<Cut> {
+pub(crate) fn entry_cut(
+    description: &str,
+    when_to_use: Option<&str>,
+    style: CapStyle,
+) -> Option<Cut> {
     let cap = style.cap();
     let text = entry_text(description, when_to_use, style);
     let total_units = utf16_len(&text);
@@ -216,7 +220,7 @@ pub fn entry_cut(description: &str, when_to_use: Option<&str>, style: CapStyle) 
 
 /// Terminal columns, as Claude Code's `stringWidth` counts: wide (CJK, emoji) characters 2,
 /// combining marks 0, line breaks 0.
-pub fn width(text: &str) -> usize {
+pub(crate) fn width(text: &str) -> usize {
     text.chars()
         .map(|c| if c == '\n' { 0 } else { c.width().unwrap_or(0) })
         .sum()
@@ -224,14 +228,14 @@ pub fn width(text: &str) -> usize {
 
 /// A listing entry for the budget: the skill's name and its capped description text.
 #[derive(Clone, Debug)]
-pub struct Entry {
+pub(crate) struct Entry {
     pub name: String,
     pub text: String,
 }
 
 /// What happens to the listing of `entries` (in listing order) under a budget.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Budgeted {
+pub(crate) struct Budgeted {
     pub budget: usize,
     /// Columns the full listing needs, with the reserve.
     pub needed: usize,
@@ -249,7 +253,7 @@ pub fn budget(context_window: usize, chars_per_token: usize) -> usize {
 /// Characters per token in Claude Code 2.1.332's budget: 4 for the "legacy" models, 3 for
 /// newer ones (captures §2, §5). Lint has no model to go by, only a window: the 200,000-token
 /// models in the captures are all legacy ones, the 1,000,000-token default is not.
-pub fn chars_per_token(context_window: usize) -> usize {
+pub(crate) fn chars_per_token(context_window: usize) -> usize {
     if context_window <= 200_000 { 4 } else { 3 }
 }
 
@@ -260,7 +264,7 @@ pub const BUNDLED_RESERVE: usize = 6_040;
 
 /// Claude Code's built-in prompt commands, listed after the bundled skills and shortened like
 /// the user's (captures §3, §5).
-pub const BUILTIN_ENTRIES: &[(&str, &str)] = &[
+pub(crate) const BUILTIN_ENTRIES: &[(&str, &str)] = &[
     (
         "init",
         "Initialize a new CLAUDE.md file with codebase documentation",
@@ -273,7 +277,11 @@ pub const BUILTIN_ENTRIES: &[(&str, &str)] = &[
 
 /// 2.1.332: all-or-nothing per description, in listing order (no usage data), skipping a
 /// description that does not fit and going on; names are never dropped.
-pub fn over_budget_current(entries: &[Entry], budget: usize, reserve: usize) -> Option<Budgeted> {
+pub(crate) fn over_budget_current(
+    entries: &[Entry],
+    budget: usize,
+    reserve: usize,
+) -> Option<Budgeted> {
     let all: Vec<Entry> = entries
         .iter()
         .cloned()
@@ -310,7 +318,7 @@ pub fn over_budget_current(entries: &[Entry], budget: usize, reserve: usize) -> 
 
 /// 2.1.88: an equal share of what is left after the names, for every description; names only
 /// when the share is under 20 columns. No bundled skills are modelled.
-pub fn over_budget_2188(entries: &[Entry], budget: usize) -> Option<Budgeted> {
+pub(crate) fn over_budget_2188(entries: &[Entry], budget: usize) -> Option<Budgeted> {
     let full: Vec<usize> = entries
         .iter()
         .map(|entry| width(&format!("- {}: {}", entry.name, entry.text)))

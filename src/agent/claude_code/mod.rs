@@ -67,7 +67,7 @@ impl Model {
         }
     }
 
-    pub fn chars_per_token(&self) -> usize {
+    pub(crate) fn chars_per_token(&self) -> usize {
         if self.legacy { 4 } else { 3 }
     }
 }

@@ -41,7 +41,7 @@ fn frontmatter(source: &SourceText, reading: &Reading) -> Option<SkillDoc> {
 
 /// Claude Code's fallback description: the first non-empty body line, leading `#`s removed,
 /// cut to 97 characters and `...` when longer than 100 (captures §3).
-pub fn fallback_line(body: &str) -> Option<String> {
+pub(crate) fn fallback_line(body: &str) -> Option<String> {
     let line = body.lines().map(str::trim).find(|line| !line.is_empty())?;
     let text = line.trim_start_matches('#').trim();
     if text.is_empty() {

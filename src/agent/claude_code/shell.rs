@@ -11,7 +11,7 @@ use std::ops::Range;
 
 /// Byte ranges of the tools in an `allowed-tools` text: Claude Code splits it at spaces and
 /// commas outside parentheses (`Bash(git add:*), Read`).
-pub fn tool_ranges(text: &str) -> Vec<Range<usize>> {
+pub(crate) fn tool_ranges(text: &str) -> Vec<Range<usize>> {
     let mut out = Vec::new();
     let mut depth = 0usize;
     let mut start: Option<usize> = None;
@@ -36,7 +36,7 @@ pub fn tool_ranges(text: &str) -> Vec<Range<usize>> {
 }
 
 /// The tools in an `allowed-tools` text (see [`tool_ranges`]).
-pub fn split_tools(text: &str) -> Vec<String> {
+pub(crate) fn split_tools(text: &str) -> Vec<String> {
     tool_ranges(text)
         .into_iter()
         .map(|range| text[range].to_owned())
@@ -58,7 +58,7 @@ pub struct Inline {
 ///
 /// Linear in the text: where each inline command ends comes from one forward scan shared by
 /// all of them, so a line of unclosed `` !` `` costs no more than its length.
-pub fn inline_commands(text: &str) -> Vec<Inline> {
+pub(crate) fn inline_commands(text: &str) -> Vec<Inline> {
     let mut found = Vec::new();
     let mut search = 0;
     while let Some(at) = text[search..].find("```!") {
@@ -295,7 +295,7 @@ impl serde::Serialize for Verdict {
 }
 
 /// The rule that would let `command` run: `Bash(first-word:*)`.
-pub fn rule_needed(command: &str) -> String {
+pub(crate) fn rule_needed(command: &str) -> String {
     let first = command.split_whitespace().next().unwrap_or_default();
     format!("Bash({first}:*)")
 }
@@ -502,7 +502,7 @@ fn git_reads_only(args: &[&str]) -> bool {
 /// Strings by prefix: which of them `text` starts with, found in one walk along `text`. Each
 /// string keeps the smallest index it was inserted with.
 #[derive(Clone, Debug)]
-pub struct PrefixTrie {
+pub(crate) struct PrefixTrie {
     /// Node 0 is the root.
     nodes: Vec<TrieNode>,
 }
@@ -524,7 +524,7 @@ impl Default for PrefixTrie {
 }
 
 impl PrefixTrie {
-    pub fn insert(&mut self, key: &str, index: usize) {
+    pub(crate) fn insert(&mut self, key: &str, index: usize) {
         let mut node = 0;
         for &byte in key.as_bytes() {
             let found = self.nodes[node]
@@ -544,7 +544,10 @@ impl PrefixTrie {
     }
 
     /// Every inserted string that `text` starts with, as (length, index), shortest first.
-    pub fn prefixes_of<'a>(&'a self, text: &'a str) -> impl Iterator<Item = (usize, usize)> + 'a {
+    pub(crate) fn prefixes_of<'a>(
+        &'a self,
+        text: &'a str,
+    ) -> impl Iterator<Item = (usize, usize)> + 'a {
         let root = self.nodes[0].first.map(|index| (0, index));
         let mut node = 0;
         let walked = text
@@ -566,7 +569,7 @@ impl PrefixTrie {
 /// with thousands of rules and thousands of commands costs their total length, not their
 /// product.
 #[derive(Clone, Debug, Default)]
-pub struct BashRules {
+pub(crate) struct BashRules {
     exact: std::collections::HashMap<String, usize>,
     prefixes: PrefixTrie,
     /// The prefix rules that must end at a word's end (`git:*`, `git *`).
@@ -575,7 +578,7 @@ pub struct BashRules {
 
 impl BashRules {
     /// The rules, in order: a rule's index is its position in `rules`.
-    pub fn new<'a>(rules: impl IntoIterator<Item = &'a str>) -> Self {
+    pub(crate) fn new<'a>(rules: impl IntoIterator<Item = &'a str>) -> Self {
         let mut out = Self::default();
         for (index, rule) in rules.into_iter().enumerate() {
             // `git:*` and `git *` allow `git` and `git …`, never `gitx`; `ls*` is a plain
@@ -598,7 +601,7 @@ impl BashRules {
     }
 
     /// The index of the first rule that allows `command`, if any.
-    pub fn first_match(&self, command: &str) -> Option<usize> {
+    pub(crate) fn first_match(&self, command: &str) -> Option<usize> {
         let exact = self.exact.get(command).copied();
         let prefix = self
             .prefixes

@@ -52,7 +52,7 @@ impl BundledFile {
     }
 
     /// Hidden, or inside a hidden folder.
-    pub fn is_hidden(&self) -> bool {
+    pub(crate) fn is_hidden(&self) -> bool {
         self.path.split('/').any(|part| part.starts_with('.'))
     }
 }

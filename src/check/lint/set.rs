@@ -10,7 +10,7 @@ use crate::check::diagnostic::Diagnostic;
 use crate::check::rule::{LISTING_OVER_BUDGET, SIMILAR_DESCRIPTIONS};
 
 /// Two descriptions with at least this Jaccard similarity (of word 3-grams) are near-duplicates.
-pub const SIMILARITY: f64 = 0.8;
+pub(crate) const SIMILARITY: f64 = 0.8;
 const HASHES: usize = 64;
 const BANDS: usize = 16;
 const ROWS: usize = HASHES / BANDS;
@@ -89,7 +89,7 @@ fn jaccard(a: &[u64], b: &[u64]) -> f64 {
 
 /// `similar-descriptions`: `MinHash` with banding finds candidate pairs without comparing every
 /// pair; candidates are then compared exactly.
-pub fn similar_descriptions(checked: &mut [Checked]) {
+pub(crate) fn similar_descriptions(checked: &mut [Checked]) {
     let sets: Vec<Option<Vec<u64>>> = checked
         .iter()
         .map(|item| {
@@ -189,7 +189,7 @@ pub fn similar_descriptions(checked: &mut [Checked]) {
 }
 
 /// `listing-over-budget`, for the skills checked under a Claude Code target.
-pub fn listing_budget(checked: &mut [Checked], context_window: usize) {
+pub(crate) fn listing_budget(checked: &mut [Checked], context_window: usize) {
     for target in [Target::ClaudeCode, Target::ClaudeCode2188] {
         let style = match target.family() {
             Family::ClaudeCode { modern: true } => CapStyle::Current,

@@ -23,7 +23,7 @@ use crate::skill::yaml::Yaml;
 use crate::skill::{Reading, Skill};
 
 /// What every rule needs to know about the skill it looks at.
-pub(crate) struct Context<'a> {
+pub struct Context<'a> {
     pub skill: &'a Skill,
     pub source: &'a SourceText,
     pub target: Target,

@@ -21,7 +21,7 @@ use crate::check::rule::{
 use crate::skill::yaml::{NodeKind, Resolved};
 
 /// The most characters a name may have.
-pub const MAX_NAME_CHARS: usize = 64;
+pub(crate) const MAX_NAME_CHARS: usize = 64;
 
 /// Words claude.ai refuses in a name.
 const RESERVED_WORDS: &[&str] = &["anthropic", "claude"];
@@ -114,7 +114,7 @@ fn empty(cx: &Context<'_>, span: Range<usize>) -> Diagnostic {
 
 /// The name rules of the spec (and claude.ai's stricter ones), for a name that is text.
 /// `folder` is the folder name to compare with, when there is one.
-pub fn check_name_text(
+pub(crate) fn check_name_text(
     name: &str,
     folder: Option<&str>,
     target: Target,
@@ -287,7 +287,7 @@ pub(crate) fn python_strip(text: &str) -> &str {
 }
 
 /// A name that passes the rules, derived from `name`: `My PDF Tool` → `my-pdf-tool`.
-pub fn suggest_name(name: &str, ascii_only: bool) -> String {
+pub(crate) fn suggest_name(name: &str, ascii_only: bool) -> String {
     let mut out = String::new();
     for c in name.nfkd() {
         if get_general_category(c) == GeneralCategory::NonspacingMark && ascii_only {

@@ -12,7 +12,7 @@ use crate::check::rule::DUPLICATE_NAME;
 ///
 /// A skill's name is its frontmatter `name` when that is text, otherwise its folder name (which
 /// is what agents fall back to). Names are compared after NFKC, as the name rules compare them.
-pub fn check_duplicate_names(checked: &mut [Checked]) {
+pub(crate) fn check_duplicate_names(checked: &mut [Checked]) {
     let mut first_by_name: HashMap<String, usize> = HashMap::new();
     let mut found = Vec::new();
     for (index, item) in checked.iter().enumerate() {

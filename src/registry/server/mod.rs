@@ -63,7 +63,7 @@ const DOWNLOAD_CHUNK: usize = 64 * 1024;
 /// The largest SKILL.md a publish may carry. Agents put all of it in the model's context when
 /// the skill is used, so anything near this is a mistake; longer material belongs in files the
 /// skill links to.
-pub const MAX_SKILL_MD_BYTES: u64 = crate::skill::MAX_SKILL_FILE_BYTES;
+pub(crate) const MAX_SKILL_MD_BYTES: u64 = crate::skill::MAX_SKILL_FILE_BYTES;
 
 /// The longest search query, in characters.
 const MAX_QUERY_CHARS: usize = 256;
