@@ -157,6 +157,37 @@ impl Target {
         )
     }
 
+    /// The folders, relative to a project, in which this agent discovers skills
+    /// (`docs/agents.md`, "Where agents look"). The first is where `install` puts skills for it.
+    pub fn project_skill_roots(self) -> &'static [&'static str] {
+        match self {
+            // Captured: docs/research/claude-code-captures.md §2–§3.
+            Self::ClaudeCode | Self::ClaudeCode2188 => &[".claude/skills"],
+            // Captured: §11 (builtins, then .gemini/skills, then .agents/skills).
+            Self::GeminiCli => &[".agents/skills", ".gemini/skills"],
+            // From their source: docs/research/rendering-and-marketplaces.md A4.
+            Self::OpenCode => &[
+                ".agents/skills",
+                ".opencode/skills",
+                ".opencode/skill",
+                ".claude/skills",
+            ],
+            Self::Copilot => &[".github/skills", ".claude/skills"],
+            Self::Goose => &[".agents/skills", ".goose/skills", ".claude/skills"],
+            // Codex (captured, §11) and the spec's cross-agent convention
+            // (docs/research/spec-and-refs.md §1.5).
+            Self::Codex | Self::AgentSkills | Self::SkillsRef | Self::ClaudeAi => {
+                &[".agents/skills"]
+            }
+        }
+    }
+
+    /// Where `install` puts skills for this agent, relative to the project or the home folder:
+    /// a folder it reads.
+    pub fn install_dir(self) -> &'static str {
+        self.project_skill_roots()[0]
+    }
+
     /// Whether this target is some version of Claude Code.
     pub(crate) fn is_claude_code(self) -> bool {
         matches!(self.family(), Family::ClaudeCode { .. })
@@ -191,6 +222,19 @@ pub const DEFAULT_TARGETS: &[Target] = &[Target::AgentSkills];
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_agent_installs_where_it_looks() {
+        for target in Target::ALL {
+            assert!(
+                target.project_skill_roots().contains(&target.install_dir()),
+                "{target}"
+            );
+        }
+        assert_eq!(Target::ClaudeCode.install_dir(), ".claude/skills");
+        assert_eq!(Target::Copilot.install_dir(), ".github/skills");
+        assert_eq!(Target::Codex.install_dir(), ".agents/skills");
+    }
 
     #[test]
     fn names_round_trip() {

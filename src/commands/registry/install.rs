@@ -20,8 +20,9 @@ use crate::registry::lockfile::{self, FILE_NAME as LOCKFILE, Locked, Lockfile, M
 ///
 /// NAME@REQ takes a semver requirement (`pdf@^1.2`); a full version (`pdf@1.2.3`) is exact and
 /// may be a yanked one. Each archive's SHA-256 and content digest are checked before anything
-/// is written; the skill goes to .claude/skills/ (or .agents/skills/ for other targets, or
-/// --dir), and skills.lock records it. With no names, everything in skills.lock is installed
+/// is written; the skill goes to the target agent's skills folder (.claude/skills/ for Claude
+/// Code, .github/skills/ for Copilot, .agents/skills/ for the others) or --dir, and skills.lock
+/// records it. With no names, everything in skills.lock is installed
 /// and verified.
 #[derive(Debug, clap::Args)]
 pub struct InstallArgs {
@@ -292,12 +293,7 @@ fn install_from_lock(scope: &Scope, lock: &Lockfile, err: &mut impl Write) -> an
 /// the target agent's project or user folder.
 fn install_dir(args: &InstallArgs, scope: &Scope) -> anyhow::Result<String> {
     let Some(dir) = &args.dir else {
-        return Ok(if args.target.is_claude_code() {
-            ".claude/skills"
-        } else {
-            ".agents/skills"
-        }
-        .to_owned());
+        return Ok(args.target.install_dir().to_owned());
     };
     let outside = || UserError {
         message: format!(
