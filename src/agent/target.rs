@@ -188,6 +188,17 @@ impl Target {
         self.project_skill_roots()[0]
     }
 
+    /// Where `install --global` puts skills for this agent, relative to the home folder: a
+    /// user-level folder it reads (`docs/agents.md`, "Where agents look").
+    pub fn user_install_dir(self) -> &'static str {
+        match self {
+            // Copilot reads ~/.copilot/skills; Goose ~/.claude/skills but not ~/.agents/skills.
+            Self::Copilot => ".copilot/skills",
+            Self::Goose => ".claude/skills",
+            _ => self.install_dir(),
+        }
+    }
+
     /// Whether this target is some version of Claude Code.
     pub(crate) fn is_claude_code(self) -> bool {
         matches!(self.family(), Family::ClaudeCode { .. })
@@ -234,6 +245,8 @@ mod tests {
         assert_eq!(Target::ClaudeCode.install_dir(), ".claude/skills");
         assert_eq!(Target::Copilot.install_dir(), ".github/skills");
         assert_eq!(Target::Codex.install_dir(), ".agents/skills");
+        assert_eq!(Target::Copilot.user_install_dir(), ".copilot/skills");
+        assert_eq!(Target::ClaudeCode.user_install_dir(), ".claude/skills");
     }
 
     #[test]

@@ -617,61 +617,94 @@ fn print_invocation(
 /// The longest an inline command may run, as in Claude Code.
 const INLINE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(120);
 
+/// How long output is still read after bash has exited, for what a command it started in the
+/// background prints; then the process group is killed.
+const INLINE_GRACE: std::time::Duration = std::time::Duration::from_millis(500);
+
 /// The most of an inline command's output kept; the rest is read and dropped, so the command
 /// never blocks on a full pipe.
-const MAX_INLINE_OUTPUT: u64 = 16 * 1024 * 1024;
+const MAX_INLINE_OUTPUT: usize = 16 * 1024 * 1024;
 
 /// Runs an inline command as Claude Code would: bash, `cwd` as the working folder, stdout and
-/// stderr merged, two minutes at most, output trimmed. The output is read while the command
-/// runs (a command that prints more than a pipe holds would otherwise wait for a reader
-/// forever).
+/// stderr into one pipe (interleaved as written), two minutes at most, output trimmed.
+///
+/// The output is read while the command runs, so one that prints more than a pipe holds never
+/// waits for a reader. The command runs in its own process group, killed when the time is up or
+/// when bash has exited and something it left in the background still holds the output.
 fn run_inline(command: &str, cwd: &str) -> String {
     use std::io::Read as _;
+    use std::os::unix::process::CommandExt as _;
     use std::process::{Command, Stdio};
+    use std::sync::mpsc::RecvTimeoutError;
     use std::time::Instant;
-    let child = Command::new("bash")
-        .arg("-c")
-        .arg(format!("{command} 2>&1"))
-        .current_dir(cwd)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn();
-    let Ok(mut child) = child else {
-        return "⟦shell: could not start bash⟧".into();
+
+    let spawned = std::io::pipe().and_then(|(reader, writer)| {
+        let mut bash = Command::new("bash");
+        bash.arg("-c")
+            .arg(command)
+            .current_dir(cwd)
+            .stdin(Stdio::null())
+            .stdout(writer.try_clone()?)
+            .stderr(writer)
+            .process_group(0);
+        let child = bash.spawn()?;
+        // `bash` holds the pipe's write ends until it is dropped: the reader's end of file
+        // must come from the command alone.
+        drop(bash);
+        Ok((child, reader))
+    });
+    let (mut child, mut reader) = match spawned {
+        Ok(spawned) => spawned,
+        Err(error) => return format!("⟦shell: could not start bash in {cwd}: {error}⟧"),
     };
-    let deadline = Instant::now() + INLINE_TIMEOUT;
-    let (sender, receiver) = std::sync::mpsc::channel();
-    if let Some(stdout) = child.stdout.take() {
-        std::thread::spawn(move || {
-            let mut kept = Vec::new();
-            let mut stdout = stdout;
-            let read = (&mut stdout)
-                .take(MAX_INLINE_OUTPUT)
-                .read_to_end(&mut kept)
-                .and_then(|_| std::io::copy(&mut stdout, &mut std::io::sink()));
-            let _ = sender.send(read.map(|_| kept));
-        });
-    }
-    let output = receiver.recv_timeout(deadline.saturating_duration_since(Instant::now()));
-    let finished = loop {
-        match child.try_wait() {
-            Ok(Some(_)) => break true,
-            Ok(None) if Instant::now() < deadline => {
-                std::thread::sleep(std::time::Duration::from_millis(10));
+    let group = rustix::process::Pid::from_child(&child);
+    let kill_group = || {
+        let _ = rustix::process::kill_process_group(group, rustix::process::Signal::KILL);
+    };
+    let (sender, receiver) = std::sync::mpsc::channel::<Vec<u8>>();
+    std::thread::spawn(move || {
+        let mut buffer = vec![0; 64 * 1024];
+        loop {
+            match reader.read(&mut buffer) {
+                Ok(0) | Err(_) => break,
+                Ok(read) => {
+                    if sender.send(buffer[..read].to_vec()).is_err() {
+                        break;
+                    }
+                }
             }
-            _ => break false,
         }
-    };
-    if !finished {
-        let _ = child.kill();
-        let _ = child.wait();
-        return "⟦shell: timed out after 2 minutes⟧".into();
+    });
+    let deadline = Instant::now() + INLINE_TIMEOUT;
+    let mut output = Vec::new();
+    let mut exited_at: Option<Instant> = None;
+    loop {
+        let now = Instant::now();
+        if now >= deadline {
+            kill_group();
+            let _ = child.wait();
+            return "⟦shell: timed out after 2 minutes⟧".into();
+        }
+        if exited_at.is_none() && matches!(child.try_wait(), Ok(Some(_))) {
+            exited_at = Some(now);
+        }
+        if exited_at.is_some_and(|at| now.duration_since(at) >= INLINE_GRACE) {
+            // Something bash started in the background still holds the output.
+            kill_group();
+            break;
+        }
+        match receiver.recv_timeout(std::time::Duration::from_millis(10)) {
+            Ok(chunk) => {
+                let room = MAX_INLINE_OUTPUT.saturating_sub(output.len());
+                output.extend_from_slice(&chunk[..chunk.len().min(room)]);
+            }
+            Err(RecvTimeoutError::Timeout) => {}
+            Err(RecvTimeoutError::Disconnected) => {
+                let _ = child.wait();
+                break;
+            }
+        }
     }
-    match output {
-        Ok(Ok(bytes)) => String::from_utf8_lossy(&bytes).trim().to_owned(),
-        // Still open after the command ended: something it started in the background holds
-        // the output; what it printed so far is not known.
-        _ => "⟦shell: timed out after 2 minutes⟧".into(),
-    }
+    let _ = child.wait();
+    String::from_utf8_lossy(&output).trim().to_owned()
 }

@@ -86,6 +86,25 @@ const TABLE: &[(Option<&str>, &str, bool)] = &[
     ),
 ];
 
+/// Rows that follow from the verified ones and the agent's rules (a background `&` splits a
+/// command, options that write a file or run a program, `Bash(*)` wherever it stands), not
+/// yet run against the real agent.
+const DERIVED: &[(Option<&str>, &str, bool)] = &[
+    (None, "echo ok & touch x", false),
+    (None, "cat <(touch x)", false),
+    (None, "echo $((touch x) )", false),
+    (None, "sort -ox in.txt", false),
+    (None, "sort --outp=x in.txt", false),
+    (None, "rg --pre=./x pattern", false),
+    (None, "git ls-remote --upload-pack=./x .", false),
+    (None, "git diff --output=x", false),
+    (None, "ls 2>&1 | sort", true),
+    (Some("Bash(echo:*) Bash(*)"), "echo $(date) > f", true),
+    (Some("Bash(*) Bash(echo:*)"), "echo $(date) > f", true),
+    (Some("Bash(git:*) Bash(git*)"), "gitx push", true),
+    (Some("Bash(git*) Bash(git:*)"), "gitx push", true),
+];
+
 fn skill_text(name: &str, allowed: Option<&str>, command: &str, block: bool) -> String {
     let allowed = allowed.map_or_else(String::new, |tools| format!("allowed-tools: {tools}\n"));
     let shell = if block {
@@ -102,7 +121,7 @@ fn skill_text(name: &str, allowed: Option<&str>, command: &str, block: bool) -> 
 fn lint_and_preview_give_the_same_verdict_on_every_command() {
     let context = TestContext::new();
     let mut rows = Vec::new();
-    for (index, &(allowed, command, runs)) in TABLE.iter().enumerate() {
+    for (index, &(allowed, command, runs)) in TABLE.iter().chain(DERIVED).enumerate() {
         for block in [false, true] {
             let name = format!("s{index}-{}", if block { "block" } else { "inline" });
             context.skill(
@@ -217,4 +236,93 @@ fn exec_of_a_command_that_prints_a_mebibyte_finishes() {
         "{} bytes",
         text.len()
     );
+}
+
+/// `preview --exec` gives stdout and stderr interleaved as written, and a command left running
+/// in the background neither holds the invocation for the two-minute limit nor outlives it.
+#[test]
+fn exec_merges_stderr_and_does_not_wait_for_background_jobs() {
+    use std::time::{Duration, Instant};
+    let context = TestContext::new();
+    let marker = context.root().join("still-running");
+    context.skill(
+        "skills/mixed",
+        &skill_text(
+            "mixed",
+            Some("Bash"),
+            "ls /nonexistent-folder; echo after",
+            false,
+        ),
+    );
+    context.skill(
+        "skills/background",
+        &skill_text(
+            "background",
+            Some("Bash"),
+            &format!("(sleep 5; touch {}) & echo started", marker.display()),
+            false,
+        ),
+    );
+    let exec = |name: &str| {
+        let started = Instant::now();
+        let (code, stdout, stderr) = run(context.command(&[
+            "preview",
+            "skills",
+            "--target",
+            "claude-code",
+            "--invoke",
+            name,
+            "--exec",
+        ]));
+        assert_eq!(code, 0, "{name}: {stderr}");
+        (stdout, started.elapsed())
+    };
+    let (stdout, _) = exec("mixed");
+    let error = stdout
+        .find("No such file or directory")
+        .unwrap_or_else(|| panic!("{stdout}"));
+    let after = stdout.find("after").unwrap_or_else(|| panic!("{stdout}"));
+    assert!(error < after, "{stdout}");
+    let (stdout, elapsed) = exec("background");
+    assert!(stdout.contains("Result: started"), "{stdout}");
+    // A bound to catch a wait for the background job (5 s) or the limit (120 s).
+    assert!(elapsed < Duration::from_secs(4), "{elapsed:?}");
+    std::thread::sleep(Duration::from_secs(6));
+    assert!(
+        !marker.exists(),
+        "the background job outlived the invocation"
+    );
+}
+
+/// Lint judges the body and `allowed-tools` that Claude Code reads, as preview does: its
+/// frontmatter ends at the first `---`, even inside a value, so a rule after that is body text.
+#[test]
+fn lint_and_preview_read_the_skill_as_claude_code_does() {
+    let context = TestContext::new();
+    context.skill(
+        "skills/cut",
+        "---\nname: cut\ndescription: Cut here---and the rest. Use when testing.\nallowed-tools: Bash\n---\n\nResult: !`touch marker`\n",
+    );
+    let (code, stdout, stderr) = run(context.command(&[
+        "lint",
+        "skills",
+        "--target",
+        "claude-code",
+        "--format",
+        "json",
+    ]));
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stdout.contains("\"SK508\""), "{stdout}");
+    let (code, stdout, _) = run(context.command(&[
+        "preview",
+        "skills",
+        "--target",
+        "claude-code",
+        "--invoke",
+        "cut",
+        "--format",
+        "json",
+    ]));
+    assert_eq!(code, 1, "{stdout}");
+    assert!(stdout.contains("\"verdict\": \"aborts\""), "{stdout}");
 }

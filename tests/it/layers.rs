@@ -78,44 +78,150 @@ fn edges(src: &Path) -> Vec<Edge> {
         if ROOTS.contains(&from.as_str()) {
             continue;
         }
-        let text = fs_err::read_to_string(&path).unwrap();
-        for (index, line) in text.lines().enumerate() {
-            for to in targets(code(line), &module) {
-                if to != from && modules.contains(&to) {
-                    first
-                        .entry((from.clone(), to.clone()))
-                        .or_insert_with(|| Edge {
-                            from: from.clone(),
-                            to,
-                            file: format!("src/{}", relative.display()),
-                            line: index + 1,
-                        });
-                }
+        let text = code(&fs_err::read_to_string(&path).unwrap());
+        for (at, to) in targets(&text, &module) {
+            if to != from && (modules.contains(&to) || to == HIDDEN) {
+                first
+                    .entry((from.clone(), to.clone()))
+                    .or_insert_with(|| Edge {
+                        from: from.clone(),
+                        to,
+                        file: format!("src/{}", relative.display()),
+                        line: text[..at].matches('\n').count() + 1,
+                    });
             }
         }
     }
     first.into_values().collect()
 }
 
-/// A line without its `//` comment (doc comments included). A `//` inside a string literal
-/// cuts the line early, which can only hide text, never invent an edge.
-fn code(line: &str) -> &str {
-    line.find("//").map_or(line, |at| &line[..at])
+/// What an edge points at when the source hides it: a glob or an alias of the crate root
+/// (`use crate::*`, `use crate as c`), or a module loaded from elsewhere (`#[path]`).
+const HIDDEN: &str = "*";
+
+/// `text` with comments and the insides of string and character literals blanked out, line
+/// breaks kept, so that offsets and line numbers stay those of the file.
+fn code(text: &str) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = String::with_capacity(text.len());
+    let blank = |c: char, out: &mut String| out.push(if c == '\n' { '\n' } else { ' ' });
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        let next = chars.get(i + 1).copied();
+        if c == '/' && next == Some('/') {
+            while i < chars.len() && chars[i] != '\n' {
+                blank(chars[i], &mut out);
+                i += 1;
+            }
+        } else if c == '/' && next == Some('*') {
+            let mut depth = 0;
+            while i < chars.len() {
+                if chars[i] == '/' && chars.get(i + 1) == Some(&'*') {
+                    depth += 1;
+                    out.push_str("  ");
+                    i += 2;
+                } else if chars[i] == '*' && chars.get(i + 1) == Some(&'/') {
+                    depth -= 1;
+                    out.push_str("  ");
+                    i += 2;
+                    if depth == 0 {
+                        break;
+                    }
+                } else {
+                    blank(chars[i], &mut out);
+                    i += 1;
+                }
+            }
+        } else if c == 'r'
+            && (next == Some('"') || next == Some('#'))
+            && !ident_char(chars.get(i.wrapping_sub(1)).copied())
+        {
+            // A raw string: r"…", r#"…"#.
+            let hashes = chars[i + 1..].iter().take_while(|&&c| c == '#').count();
+            if chars.get(i + 1 + hashes) != Some(&'"') {
+                out.push(c);
+                i += 1;
+                continue;
+            }
+            let close: String = std::iter::once('"')
+                .chain(std::iter::repeat_n('#', hashes))
+                .collect();
+            let start = i + 2 + hashes;
+            out.extend(std::iter::repeat_n(' ', start - i));
+            let mut j = start;
+            while j < chars.len() && !chars[j..].starts_with(&close.chars().collect::<Vec<_>>()) {
+                blank(chars[j], &mut out);
+                j += 1;
+            }
+            out.extend(std::iter::repeat_n(
+                ' ',
+                close.chars().count().min(chars.len() - j),
+            ));
+            i = (j + close.chars().count()).min(chars.len());
+        } else if c == '"' {
+            out.push(' ');
+            i += 1;
+            while i < chars.len() && chars[i] != '"' {
+                if chars[i] == '\\' {
+                    blank(chars[i], &mut out);
+                    i += 1;
+                }
+                if i < chars.len() {
+                    blank(chars[i], &mut out);
+                    i += 1;
+                }
+            }
+            out.push(' ');
+            i += 1;
+        } else if c == '\'' && (next == Some('\\') || chars.get(i + 2) == Some(&'\'')) {
+            // A character literal ('x', '\n', '\u{1F600}'), not a lifetime ('a).
+            out.push(' ');
+            i += 1;
+            while i < chars.len() && chars[i] != '\'' {
+                if chars[i] == '\\' {
+                    out.push(' ');
+                    i += 1;
+                }
+                if i < chars.len() {
+                    blank(chars[i], &mut out);
+                    i += 1;
+                }
+            }
+            out.push(' ');
+            i += 1;
+        } else {
+            out.push(c);
+            i += 1;
+        }
+    }
+    out
 }
 
-/// The top-level modules that `line`, in the module at `module` (a path from the crate root),
-/// names: `crate::x`, `crate::{x, y::z}`, and `super::` chains that reach the crate root.
-fn targets(line: &str, module: &[String]) -> Vec<String> {
+fn ident_char(c: Option<char>) -> bool {
+    c.is_some_and(|c| c.is_alphanumeric() || c == '_')
+}
+
+/// The top-level modules that `code` (see [`code`]), the source of the module at `module` (a
+/// path from the crate root), names, each with its offset: `crate::x`, `$crate::x`,
+/// `crate::{x, y::z}` (across lines too), and `super::` chains that reach the crate root.
+/// A glob or an alias of the crate root, and `#[path]`, are reported as [`HIDDEN`].
+fn targets(code: &str, module: &[String]) -> Vec<(usize, String)> {
     let mut out = Vec::new();
-    for (at, _) in line.match_indices("crate::") {
-        if line[..at]
-            .chars()
-            .next_back()
-            .is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '$')
-        {
+    let at_word_start = |at: usize| !ident_char(code[..at].chars().next_back());
+    for (at, _) in code.match_indices("crate") {
+        if !at_word_start(at) || ident_char(code[at + 5..].chars().next()) {
             continue;
         }
-        let rest = &line[at + "crate::".len()..];
+        let rest = code[at + 5..].trim_start();
+        if rest.starts_with("as ") || rest.starts_with("as\t") {
+            out.push((at, HIDDEN.to_owned()));
+            continue;
+        }
+        let Some(rest) = rest.strip_prefix("::") else {
+            continue;
+        };
+        let rest = rest.trim_start();
         if let Some(group) = rest.strip_prefix('{') {
             // The top-level items of a brace group: `{a::b, c, d::{e, f}}`.
             let mut depth = 0usize;
@@ -126,36 +232,78 @@ fn targets(line: &str, module: &[String]) -> Vec<String> {
                     '}' if depth == 0 => break,
                     '}' => depth -= 1,
                     ',' if depth == 0 => item_start = true,
+                    '*' if item_start && depth == 0 => out.push((at, HIDDEN.to_owned())),
                     c if item_start && (c.is_alphabetic() || c == '_') => {
-                        out.push(ident(&group[index..]));
+                        out.push((at, ident(&group[index..])));
                         item_start = false;
                     }
                     c if c.is_whitespace() => {}
                     _ => item_start = false,
                 }
             }
+        } else if rest.starts_with('*') {
+            out.push((at, HIDDEN.to_owned()));
         } else {
-            out.push(ident(rest));
+            out.push((at, ident(rest)));
         }
     }
     // `super::super::x` from `check::lint::body` is `crate::check::x`; only a chain that
     // climbs to the root leaves the module.
     let mut search = 0;
-    while let Some(found) = line[search..].find("super::") {
+    while let Some(found) = code[search..].find("super::") {
         let start = search + found;
-        let mut rest = &line[start..];
+        let mut rest = &code[start..];
         let mut climbs = 0;
         while let Some(after) = rest.strip_prefix("super::") {
             climbs += 1;
-            rest = after;
+            rest = after.trim_start();
         }
-        if climbs >= module.len() {
-            out.push(ident(rest));
+        if climbs >= module.len() + inline_modules(code, start) && at_word_start(start) {
+            if rest.starts_with('*') {
+                out.push((start, HIDDEN.to_owned()));
+            } else {
+                out.push((start, ident(rest)));
+            }
         }
-        search = line.len() - rest.len();
+        search = code.len() - rest.len();
     }
-    out.retain(|name| !name.is_empty() && name != "self");
+    for (at, _) in code.match_indices("#[path") {
+        out.push((at, HIDDEN.to_owned()));
+    }
+    out.retain(|(_, name)| !name.is_empty() && name != "self");
     out
+}
+
+/// How many inline modules (`mod tests { … }`) enclose offset `at` of `code`.
+fn inline_modules(code: &str, at: usize) -> usize {
+    let mut depth = 0usize;
+    let mut opened: Vec<usize> = Vec::new();
+    let mut pending_mod = false;
+    let mut words = code[..at].split_inclusive(['{', '}', ';']);
+    for piece in words.by_ref() {
+        let last = piece.chars().next_back();
+        let head = piece.trim_end_matches(['{', '}', ';']);
+        if head.split_whitespace().rev().nth(1) == Some("mod") {
+            pending_mod = last == Some('{');
+        }
+        match last {
+            Some('{') => {
+                if pending_mod {
+                    opened.push(depth);
+                }
+                depth += 1;
+            }
+            Some('}') => {
+                depth = depth.saturating_sub(1);
+                if opened.last() == Some(&depth) {
+                    opened.pop();
+                }
+            }
+            _ => {}
+        }
+        pending_mod = false;
+    }
+    opened.len()
 }
 
 fn ident(text: &str) -> String {
@@ -168,6 +316,13 @@ fn ident(text: &str) -> String {
 fn violations(edges: &[Edge]) -> Vec<String> {
     let mut out = Vec::new();
     for edge in edges {
+        if edge.to == HIDDEN {
+            out.push(format!(
+                "{}:{}: `{}` uses the crate through a glob, an alias or a `#[path]` module, which hides which modules it uses; name them",
+                edge.file, edge.line, edge.from
+            ));
+            continue;
+        }
         let message = match (layer(&edge.from), layer(&edge.to)) {
             (Some(from), Some(to)) if to < from => continue,
             (Some(from), Some(to)) if to == from => format!(
@@ -237,6 +392,13 @@ fn the_source_follows_the_layers() {
         "edges against the layer order:\n{}",
         violations.join("\n")
     );
+    // The crate root only declares modules: a `use` there could re-export one module's items
+    // under the root and hide the edge.
+    let lib = code(&fs_err::read_to_string(src.join("lib.rs")).unwrap());
+    assert!(
+        !lib.split_whitespace().any(|word| word == "use"),
+        "src/lib.rs has a `use`; the crate root only declares modules"
+    );
     // Every top-level module is placed.
     for entry in fs_err::read_dir(&src).unwrap() {
         let name = entry.unwrap().file_name().to_string_lossy().into_owned();
@@ -296,6 +458,44 @@ fn a_back_edge_in_a_small_tree_is_caught_and_named() {
         found[0].starts_with("src/skill/text.rs:1: `skill` uses `check`, a higher layer"),
         "{found:?}"
     );
+    // Edges that a line-by-line reading would miss: a group over several lines (as rustfmt
+    // writes long ones), after a string holding `//`, and `$crate` in a macro. Comments and
+    // strings that mention a module are no edge.
+    write(
+        "skill/text.rs",
+        "/* crate::check */ const URL: &str = \"http://x/crate::check\";\nuse crate::{\n    agent::A,\n    fsx,\n};\nfn f() { let _ = \"//\"; crate::check::run(); }\nmacro_rules! m { () => { $crate::agent::x() } }\n",
+    );
+    let found: Vec<(String, usize)> = edges(src)
+        .into_iter()
+        .filter(|edge| edge.from == "skill")
+        .map(|edge| (edge.to, edge.line))
+        .collect();
+    assert_eq!(
+        found,
+        [("agent".to_owned(), 2), ("check".to_owned(), 6)],
+        "{found:?}"
+    );
+    // A glob or an alias of the crate root hides the edges, and is refused.
+    for hidden in [
+        "use crate::*;\n",
+        "use crate as root;\n",
+        "use crate::{agent, *};\n",
+    ] {
+        write("skill/text.rs", hidden);
+        let found = violations(&edges(src));
+        assert!(
+            found
+                .iter()
+                .any(|message| message.contains("through a glob, an alias")),
+            "{hidden}: {found:?}"
+        );
+    }
+    // `use super::*` in an inline `mod tests` is the module itself, not the crate root.
+    write(
+        "skill/text.rs",
+        "pub fn t() {}\n#[cfg(test)]\nmod tests {\n    use super::*;\n}\n",
+    );
+    assert!(violations(&edges(src)).is_empty());
     // `check` and `render` share a layer and may not use each other.
     write("render/mod.rs", "use super::check::Checked;\n");
     let found = violations(&edges(src));

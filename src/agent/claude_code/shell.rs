@@ -260,20 +260,53 @@ impl fmt::Display for Reason {
 pub enum Verdict {
     /// Every part of it may run; why, part by part (repeats next to each other merged).
     Runs(Vec<Reason>),
-    /// A part needs a rule it lacks: the whole invocation aborts with "Shell command permission
-    /// check failed", and the model sees nothing of the skill.
-    Aborts,
+    /// A part may not run: the whole invocation aborts with "Shell command permission check
+    /// failed", and the model sees nothing of the skill.
+    Aborts {
+        /// The part of the command that failed.
+        part: String,
+        /// What `allowed-tools` would need for it to run.
+        needs: Needs,
+    },
+}
+
+/// What `allowed-tools` needs for a refused part to run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Needs {
+    /// A rule for its command: `Bash(first-word:*)`.
+    Rule(String),
+    /// A nested command or a redirection into a file: no rule short of `Bash` or `Bash(*)`
+    /// lets it run.
+    AnyBash,
+}
+
+impl fmt::Display for Needs {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Rule(rule) => write!(f, "Bash({rule})"),
+            Self::AnyBash => f.write_str("Bash"),
+        }
+    }
 }
 
 impl Verdict {
     pub fn runs(&self) -> bool {
         matches!(self, Self::Runs(_))
     }
+
+    /// What `allowed-tools` needs, when the command aborts.
+    pub fn needs(&self) -> Option<&Needs> {
+        match self {
+            Self::Runs(_) => None,
+            Self::Aborts { needs, .. } => Some(needs),
+        }
+    }
 }
 
 impl fmt::Display for Verdict {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
+            Self::Runs(reasons) if reasons.is_empty() => f.write_str("nothing to run"),
             Self::Runs(reasons) => {
                 for (index, reason) in reasons.iter().enumerate() {
                     if index > 0 {
@@ -283,7 +316,7 @@ impl fmt::Display for Verdict {
                 }
                 Ok(())
             }
-            Self::Aborts => f.write_str("aborts"),
+            Self::Aborts { .. } => f.write_str("aborts"),
         }
     }
 }
@@ -294,25 +327,22 @@ impl serde::Serialize for Verdict {
     }
 }
 
-/// The rule that would let `command` run: `Bash(first-word:*)`.
-pub(crate) fn rule_needed(command: &str) -> String {
-    let first = command.split_whitespace().next().unwrap_or_default();
-    format!("Bash({first}:*)")
-}
-
 /// A skill's `allowed-tools`, as the permission check reads its `Bash` entries.
 #[derive(Clone, Debug, Default)]
 pub struct Permissions {
-    /// A bare `Bash`, or a rule that allows every command.
+    /// A bare `Bash`.
     any: bool,
+    /// The index of a `Bash(*)`, which allows everything, nested commands and redirections
+    /// included.
+    star: Option<usize>,
     /// The text inside each `Bash(…)`, in order.
     rules: Vec<String>,
     matcher: BashRules,
 }
 
 impl Permissions {
-    /// From the entries of `allowed-tools` (`Bash(echo:*)`, `Bash`, `Read`, …), as written
-    /// (`${CLAUDE_SKILL_DIR}` and the like not expanded).
+    /// From the entries of `allowed-tools` (`Bash(echo:*)`, `Bash`, `Read`, …), with variables
+    /// such as `${CLAUDE_SKILL_DIR}` as the caller has them.
     pub fn new<S: AsRef<str>>(tools: &[S]) -> Self {
         let rules: Vec<String> = tools
             .iter()
@@ -324,41 +354,54 @@ impl Permissions {
             })
             .collect();
         let any = tools.iter().any(|tool| tool.as_ref() == "Bash");
+        let star = rules.iter().position(|rule| rule == "*");
         let matcher = BashRules::new(rules.iter().map(String::as_str));
         Self {
             any,
+            star,
             rules,
             matcher,
         }
     }
 
+    /// Whether these permissions let every simple command run without asking: a bare `Bash`,
+    /// `Bash(*)`, or a prefix rule with an empty prefix (`Bash(:*)`).
+    pub fn allows_every_command(&self) -> bool {
+        self.any || self.star.is_some() || self.matcher.first_match("\u{1}").is_some()
+    }
+
     /// Whether Claude Code lets `command` run: every part of it (split at line breaks, `;`,
-    /// `|` and `&&`) must be read-only or allowed by a rule; a part that redirects output
-    /// (`>`) writes a file, so only a rule allows it.
+    /// `|`, `||`, `&&` and `&`) must be read-only or allowed by a rule. A nested command
+    /// (`$(…)`, `<(…)`) or a redirection into a file needs `Bash` or `Bash(*)`, whatever other
+    /// rule matches.
     pub fn verdict(&self, command: &str) -> Verdict {
         if self.any {
             return Verdict::Runs(vec![Reason::AnyBash]);
         }
         let mut reasons: Vec<Reason> = Vec::new();
-        for part in command
-            .split(['\n', ';', '|'])
-            .flat_map(|part| part.split("&&"))
-            .map(str::trim)
-            .filter(|part| !part.is_empty())
-        {
-            // A nested command cannot be checked before it runs: only a rule that allows
-            // everything (`Bash(*)`) lets it through.
-            // Nor can a rule let a redirection write a file: that always needs approval.
+        for part in parts(command) {
             let nested = has_substitution(part);
             let writes = !redirects_nowhere(&part.split_whitespace().collect::<Vec<_>>());
-            let reason = if let Some(index) = self.matcher.first_match(part)
-                && (!(nested || writes) || self.rules[index] == "*")
-            {
+            let reason = if nested || writes {
+                match self.star {
+                    Some(index) => Reason::Rule(self.rules[index].clone()),
+                    None => {
+                        return Verdict::Aborts {
+                            part: part.to_owned(),
+                            needs: Needs::AnyBash,
+                        };
+                    }
+                }
+            } else if let Some(index) = self.matcher.first_match(part) {
                 Reason::Rule(self.rules[index].clone())
-            } else if !nested && is_read_only(part) {
+            } else if is_read_only(part) {
                 Reason::ReadOnly
             } else {
-                return Verdict::Aborts;
+                let first = part.split_whitespace().next().unwrap_or_default();
+                return Verdict::Aborts {
+                    part: part.to_owned(),
+                    needs: Needs::Rule(format!("{first}:*")),
+                };
             };
             if reasons.last() != Some(&reason) {
                 reasons.push(reason);
@@ -368,12 +411,72 @@ impl Permissions {
     }
 }
 
-/// Whether `part` runs a nested command: `$(…)` or backticks. Arithmetic, `$((…))`, is not one.
+/// The simple commands of `command`: split at line breaks, `;`, `|`, `||`, `&&` and a
+/// background `&` (not the `&` of `2>&1` or `&>`), trimmed, empty ones dropped.
+fn parts(command: &str) -> impl Iterator<Item = &str> {
+    let bytes = command.as_bytes();
+    let mut cuts = Vec::new();
+    for (at, &byte) in bytes.iter().enumerate() {
+        let cut = match byte {
+            b'\n' | b';' | b'|' => true,
+            b'&' => {
+                let before = at.checked_sub(1).map(|i| bytes[i]);
+                let after = bytes.get(at + 1).copied();
+                before != Some(b'>') && before != Some(b'<') && after != Some(b'>')
+            }
+            _ => false,
+        };
+        if cut {
+            cuts.push(at);
+        }
+    }
+    let mut start = 0;
+    let mut pieces = Vec::with_capacity(cuts.len() + 1);
+    for cut in cuts {
+        pieces.push(&command[start..cut]);
+        start = cut + 1;
+    }
+    pieces.push(&command[start..]);
+    pieces
+        .into_iter()
+        .map(str::trim)
+        .filter(|part| !part.is_empty())
+}
+
+/// Whether `part` runs a nested command: `$(…)` or backticks (also inside double quotes), or,
+/// outside quotes, any other parenthesis: a process substitution `<(…)`, a subshell, a group.
+/// Arithmetic, `$((…))` closed by `))` with no parenthesis inside, is not one.
 fn has_substitution(part: &str) -> bool {
-    part.contains('`')
-        || part
-            .match_indices("$(")
-            .any(|(at, _)| !part[at + 2..].starts_with('('))
+    let bytes = part.as_bytes();
+    let mut quote: Option<u8> = None;
+    let mut at = 0;
+    while at < bytes.len() {
+        let byte = bytes[at];
+        match (quote, byte) {
+            (Some(b'\''), b'\'') | (Some(b'"'), b'"') => quote = None,
+            (Some(b'\''), _) => {}
+            (None, b'\'' | b'"') => quote = Some(byte),
+            (_, b'\\') => at += 1,
+            (_, b'$') if bytes.get(at + 1) == Some(&b'(') => {
+                if bytes.get(at + 2) != Some(&b'(') {
+                    return true;
+                }
+                // `$((`: arithmetic when the next parenthesis starts `))`.
+                let inner = &part[at + 3..];
+                match inner.find(['(', ')']) {
+                    Some(close) if inner[close..].starts_with("))") => {
+                        at += 3 + close + 2;
+                        continue;
+                    }
+                    _ => return true,
+                }
+            }
+            (_, b'`') | (None, b'(' | b')') => return true,
+            _ => {}
+        }
+        at += 1;
+    }
+    false
 }
 
 /// Whether one part of a command (no `;`, `|` or `&&` in it) only reads: a read-only command
@@ -411,20 +514,44 @@ fn is_read_only(part: &str) -> bool {
         ]),
         // `date -s` sets the clock: every operand must be a `+format`.
         "date" => args.iter().all(|arg| arg.starts_with('+')),
-        "sort" => !has(&["-o", "--output"]),
+        // `-o FILE` writes; `--compress-program` runs one.
+        "sort" => !has_option(args, &['o'], &["output", "compress-program"]),
+        // `-o FILE` writes the listing to a file.
+        "tree" => !has_option(args, &['o'], &[]),
+        // `--pre` runs a command on every file searched.
+        "rg" => !has_option(args, &[], &["pre"]),
         // A file operand to `uniq` is its output file.
         "uniq" => !positional(),
-        "jq" => !has(&[
-            "-f",
-            "-L",
-            "--from-file",
-            "--rawfile",
-            "--slurpfile",
-            "--argfile",
-        ]),
+        "jq" => !has_option(
+            args,
+            &['f', 'L'],
+            &[
+                "from-file",
+                "rawfile",
+                "slurpfile",
+                "argfile",
+                "library-path",
+                "run-tests",
+            ],
+        ),
         "git" => git_reads_only(args),
         _ => READ_ONLY.contains(&first),
     }
+}
+
+/// Whether `args` hold one of the options: a short one anywhere in a cluster (`-no`, `-oFILE`),
+/// or a long one, whole or abbreviated as GNU tools accept (`--outp=x` is `--output=x`).
+fn has_option(args: &[&str], short: &[char], long: &[&str]) -> bool {
+    args.iter().any(|arg| {
+        if let Some(name) = arg.strip_prefix("--") {
+            let name = name.split('=').next().unwrap_or_default();
+            !name.is_empty() && long.iter().any(|option| option.starts_with(name))
+        } else if let Some(cluster) = arg.strip_prefix('-') {
+            cluster.chars().any(|c| short.contains(&c))
+        } else {
+            false
+        }
+    })
 }
 
 /// Whether every redirection among `words` goes to `/dev/null` or duplicates a descriptor
@@ -462,7 +589,20 @@ fn git_reads_only(args: &[&str]) -> bool {
     }
     let listing = rest.iter().any(|arg| matches!(*arg, "-l" | "--list"));
     let positional = rest.iter().any(|arg| !arg.starts_with('-'));
-    let writes_output = rest.iter().any(|arg| arg.starts_with("--output"));
+    // Options that write a file or run a program: `--output`, an external diff or text
+    // conversion, a pager or upload program.
+    let writes_output = rest.iter().any(|arg| {
+        let Some(name) = arg.strip_prefix("--") else {
+            return false;
+        };
+        let name = name.split('=').next().unwrap_or_default();
+        name.len() >= 3 && "output".starts_with(name)
+            || matches!(
+                name,
+                "ext-diff" | "textconv" | "upload-pack" | "open-files-in-pager"
+            )
+    }) || (matches!(sub, "grep") && has_option(rest, &['O'], &[]))
+        || (matches!(sub, "ls-remote") && has_option(rest, &['u'], &[]));
     match sub {
         "branch" => {
             !rest.iter().any(|arg| {
@@ -571,9 +711,11 @@ impl PrefixTrie {
 #[derive(Clone, Debug, Default)]
 pub(crate) struct BashRules {
     exact: std::collections::HashMap<String, usize>,
+    /// Plain prefixes (`ls*` allows `lsof`).
     prefixes: PrefixTrie,
-    /// The prefix rules that must end at a word's end (`git:*`, `git *`).
-    words: std::collections::HashSet<usize>,
+    /// Prefixes that must end at a word's end (`git:*` and `git *` allow `git` and `git …`,
+    /// never `gitx`).
+    words: PrefixTrie,
 }
 
 impl BashRules {
@@ -581,20 +723,17 @@ impl BashRules {
     pub(crate) fn new<'a>(rules: impl IntoIterator<Item = &'a str>) -> Self {
         let mut out = Self::default();
         for (index, rule) in rules.into_iter().enumerate() {
-            // `git:*` and `git *` allow `git` and `git …`, never `gitx`; `ls*` is a plain
-            // prefix (it allows `lsof`).
-            let word = rule.strip_suffix(":*").or_else(|| rule.strip_suffix(" *"));
-            match word.or_else(|| rule.strip_suffix('*')) {
-                Some(prefix) => {
-                    let prefix = prefix.trim_end();
-                    if word.is_some() && !prefix.is_empty() {
-                        out.words.insert(index);
-                    }
+            if let Some(prefix) = rule.strip_suffix(":*").or_else(|| rule.strip_suffix(" *")) {
+                let prefix = prefix.trim_end();
+                if prefix.is_empty() {
                     out.prefixes.insert(prefix, index);
+                } else {
+                    out.words.insert(prefix, index);
                 }
-                None => {
-                    out.exact.entry(rule.to_owned()).or_insert(index);
-                }
+            } else if let Some(prefix) = rule.strip_suffix('*') {
+                out.prefixes.insert(prefix.trim_end(), index);
+            } else {
+                out.exact.entry(rule.to_owned()).or_insert(index);
             }
         }
         out
@@ -603,20 +742,16 @@ impl BashRules {
     /// The index of the first rule that allows `command`, if any.
     pub(crate) fn first_match(&self, command: &str) -> Option<usize> {
         let exact = self.exact.get(command).copied();
-        let prefix = self
-            .prefixes
+        let plain = self.prefixes.prefixes_of(command).map(|(_, index)| index);
+        // A prefix is a byte prefix of `command` and valid UTF-8, so `len` is a char boundary.
+        let words = self
+            .words
             .prefixes_of(command)
-            .filter(|&(len, index)| {
-                !self.words.contains(&index)
-                    || command[len..].is_empty()
-                    || command[len..].starts_with(char::is_whitespace)
+            .filter(|&(len, _)| {
+                command[len..].is_empty() || command[len..].starts_with(char::is_whitespace)
             })
-            .map(|(_, index)| index)
-            .min();
-        match (exact, prefix) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (found, other) => found.or(other),
-        }
+            .map(|(_, index)| index);
+        exact.into_iter().chain(plain).chain(words).min()
     }
 }
 
@@ -644,15 +779,36 @@ mod tests {
 
     #[test]
     fn verdicts() {
+        let aborts = |part: &str, needs: Needs| Verdict::Aborts {
+            part: part.into(),
+            needs,
+        };
         let none = Permissions::new::<&str>(&[]);
         assert_eq!(none.verdict("echo hi").to_string(), "read-only");
         assert_eq!(
             none.verdict("git branch --show-current"),
             Verdict::Runs(vec![Reason::ReadOnly])
         );
-        assert_eq!(none.verdict("git push"), Verdict::Aborts);
-        assert_eq!(none.verdict("echo hi > f"), Verdict::Aborts);
-        assert_eq!(none.verdict("touch x && echo y"), Verdict::Aborts);
+        assert_eq!(
+            none.verdict("git push"),
+            aborts("git push", Needs::Rule("git:*".into()))
+        );
+        assert_eq!(
+            none.verdict("echo hi > f"),
+            aborts("echo hi > f", Needs::AnyBash)
+        );
+        assert_eq!(
+            none.verdict("echo x && touch y"),
+            aborts("touch y", Needs::Rule("touch:*".into()))
+        );
+        assert_eq!(
+            none.verdict("echo ok & touch x")
+                .needs()
+                .map(ToString::to_string)
+                .as_deref(),
+            Some("Bash(touch:*)")
+        );
+        assert_eq!(none.verdict(";").to_string(), "nothing to run");
         let some = Permissions::new(&["Read", "Bash(touch:*)", "Bash(npm run test)"]);
         assert_eq!(
             some.verdict("touch x && echo y | cat").to_string(),
@@ -664,6 +820,65 @@ mod tests {
             Permissions::new(&["Bash"]).verdict("rm -rf x").to_string(),
             "allowed by Bash"
         );
-        assert_eq!(rule_needed("touch a b"), "Bash(touch:*)");
+        // `Bash(*)` allows what no other rule can, wherever it stands in the list.
+        for tools in [["Bash(echo:*)", "Bash(*)"], ["Bash(*)", "Bash(echo:*)"]] {
+            assert!(
+                Permissions::new(&tools).verdict("echo $(date) > f").runs(),
+                "{tools:?}"
+            );
+        }
+        // A plain prefix is not hidden by a word-bounded rule with the same prefix.
+        for tools in [["Bash(git:*)", "Bash(git*)"], ["Bash(git*)", "Bash(git:*)"]] {
+            assert!(
+                Permissions::new(&tools).verdict("gitx foo").runs(),
+                "{tools:?}"
+            );
+        }
+        assert!(Permissions::new(&["Bash(:*)"]).allows_every_command());
+        assert!(!Permissions::new(&["Bash(*:*)"]).allows_every_command());
+        assert!(!Permissions::new(&["Bash()"]).allows_every_command());
+    }
+
+    #[test]
+    fn nested_commands_and_arithmetic() {
+        for nested in [
+            "echo $(date)",
+            "echo \"$(date)\"",
+            "cat <(touch x)",
+            "echo $((touch x) )",
+            "(echo sub)",
+            "echo `date`",
+        ] {
+            assert!(has_substitution(nested), "{nested}");
+        }
+        for plain in ["echo $((6*7))", "echo '$(date)'", "echo \"(x)\"", "ls -la"] {
+            assert!(!has_substitution(plain), "{plain}");
+        }
+    }
+
+    #[test]
+    fn options_that_write_or_run_programs() {
+        for refused in [
+            "sort -o out in",
+            "sort -oout in",
+            "sort -no out",
+            "sort --outp=x in",
+            "tree -o out",
+            "rg --pre=./x pattern",
+            "git grep -Ocat x",
+            "git ls-remote --upload-pack=./x .",
+            "git diff --output=x",
+            "git log --ext-diff",
+        ] {
+            assert!(!is_read_only(refused), "{refused}");
+        }
+        for allowed in [
+            "sort -n in",
+            "git diff --output-indicator-new=x",
+            "rg -n pattern",
+            "git log -3 --oneline",
+        ] {
+            assert!(is_read_only(allowed), "{allowed}");
+        }
     }
 }

@@ -2,14 +2,14 @@
 
 use super::LintContext;
 use crate::agent::Target;
-use crate::agent::claude_code::shell::{self, Permissions};
+use crate::agent::claude_code::shell::{self, Needs, Permissions, Verdict};
 use crate::check::diagnostic::Diagnostic;
 use crate::check::fix::{Applicability, Fix};
 use crate::check::rule::{
     ABSOLUTE_PATH, BACKSLASH_PATH, BODY_TOO_LONG, BODY_TOO_MANY_TOKENS, INLINE_SHELL_NOT_ALLOWED,
     LEGACY_BASE_DIR,
 };
-use crate::skill::model::ToolList;
+use crate::skill::model::{SkillDoc, ToolList};
 
 /// The spec's recommended maximum body length.
 pub(super) const MAX_BODY_LINES: usize = 500;
@@ -216,30 +216,43 @@ fn backslash_paths(text: &str, from: usize, out: &mut Vec<Diagnostic>) {
     }
 }
 
-/// Claude Code only: inline shell commands that would abort the invocation.
-pub(super) fn check_claude_code(cx: &LintContext<'_>, _target: Target, out: &mut Vec<Diagnostic>) {
-    let permissions = Permissions::new(&allowed_tools(cx));
-    let body = cx.body_start;
-    for inline in shell::inline_commands(&cx.text()[body..]) {
-        if permissions.verdict(&inline.command).runs() {
+/// Claude Code only: inline shell commands that would abort the invocation. The body and
+/// `allowed-tools` are Claude Code's reading of the file (its frontmatter ends at the first
+/// `---`), as `preview` renders them.
+pub(super) fn check_claude_code(cx: &LintContext<'_>, target: Target, out: &mut Vec<Diagnostic>) {
+    let Some((reading, doc)) = crate::agent::claude_code::reading::read(cx.skill, target) else {
+        return;
+    };
+    let body = cx.skill.body(&reading);
+    let body_start = cx.text().len() - body.len();
+    let permissions = Permissions::new(&allowed_tools(doc.as_ref()));
+    for inline in shell::inline_commands(body) {
+        let verdict = permissions.verdict(&inline.command);
+        let Verdict::Aborts { part, needs } = verdict else {
             continue;
-        }
+        };
         let command = inline.command;
+        let help = match needs {
+            Needs::Rule(_) => format!("add `{needs}` to `allowed-tools`"),
+            Needs::AnyBash => format!(
+                "`{part}` runs a nested command or writes a file, which no rule short of `Bash` or `Bash(*)` allows; move it into a script the skill runs with a `Bash(…)` rule"
+            ),
+        };
         out.push(
             Diagnostic::error(
                 &INLINE_SHELL_NOT_ALLOWED,
                 format!("Claude Code will refuse to run `{command}` and abort the skill"),
             )
-            .at(body + inline.range.start..body + inline.range.end)
+            .at(body_start + inline.range.start..body_start + inline.range.end)
             .note("inline shell runs before the model sees the skill; a command that is not read-only needs a `Bash(…)` rule in `allowed-tools`, or the whole invocation fails with \"Shell command permission check failed\"")
-            .help(format!("add `{}` to `allowed-tools`", shell::rule_needed(&command))),
+            .help(help),
         );
     }
 }
 
 /// The entries of `allowed-tools`, with `${CLAUDE_SKILL_DIR}` left as written.
-fn allowed_tools(cx: &LintContext<'_>) -> Vec<String> {
-    let Some(field) = cx.doc.and_then(|doc| doc.allowed_tools.as_ref()) else {
+fn allowed_tools(doc: Option<&SkillDoc>) -> Vec<String> {
+    let Some(field) = doc.and_then(|doc| doc.allowed_tools.as_ref()) else {
         return Vec::new();
     };
     match &field.value {

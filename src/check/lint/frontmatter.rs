@@ -4,7 +4,7 @@ use std::ops::Range;
 
 use super::LintContext;
 use crate::agent::Target;
-use crate::agent::claude_code::shell::tool_ranges;
+use crate::agent::claude_code::shell::{Permissions, tool_ranges};
 use crate::check::diagnostic::Diagnostic;
 use crate::check::fix::{Applicability, Edit, Fix};
 use crate::check::rule::{
@@ -84,13 +84,9 @@ pub(super) fn check(cx: &LintContext<'_>, out: &mut Vec<Diagnostic>) {
         tools_format(cx, yaml, field, out);
         for (tool, span) in tool_items(cx, field) {
             let bare = tool.split('(').next().unwrap_or(&tool);
-            let inner = tool
-                .strip_prefix(bare)
-                .and_then(|rest| rest.strip_prefix('('))
-                .and_then(|rest| rest.strip_suffix(')'));
+            // What Claude Code allows with it (`Bash(*:*)` allows nothing, `Bash(:*)` all).
             let everything = tool == "*"
-                || (bare == "Bash"
-                    && inner.is_none_or(|rule| matches!(rule.trim(), "*" | "*:*" | ":*" | "")));
+                || (bare == "Bash" && Permissions::new(&[tool.as_str()]).allows_every_command());
             if everything {
                 out.push(
                     Diagnostic::warning(

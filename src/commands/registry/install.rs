@@ -42,7 +42,8 @@ pub struct InstallArgs {
     /// Install into this folder instead
     #[arg(long, value_name = "DIR")]
     pub dir: Option<PathBuf>,
-    /// Install into the user-level folder (~/.claude/skills, ~/.agents/skills)
+    /// Install into the target agent's user-level folder (~/.claude/skills, ~/.agents/skills,
+    /// ~/.copilot/skills)
     #[arg(long, conflicts_with = "dir")]
     pub global: bool,
     /// Fail instead of changing skills.lock
@@ -293,7 +294,12 @@ fn install_from_lock(scope: &Scope, lock: &Lockfile, err: &mut impl Write) -> an
 /// the target agent's project or user folder.
 fn install_dir(args: &InstallArgs, scope: &Scope) -> anyhow::Result<String> {
     let Some(dir) = &args.dir else {
-        return Ok(args.target.install_dir().to_owned());
+        return Ok(if scope.global {
+            args.target.user_install_dir()
+        } else {
+            args.target.install_dir()
+        }
+        .to_owned());
     };
     let outside = || UserError {
         message: format!(

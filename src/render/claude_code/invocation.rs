@@ -268,7 +268,7 @@ fn inline_shell(
         at = range.end;
         commands.push(ShellCommand {
             pattern: text[range].to_owned(),
-            needs: (!verdict.runs()).then(|| shell::rule_needed(&command)),
+            needs: verdict.needs().map(ToString::to_string),
             command,
             verdict,
         });
