@@ -2,9 +2,9 @@
 //! inline shell command with the same scanner and the same permission matcher
 //! (`agent::claude_code::shell`), so they give the same verdict. One table, both commands.
 //!
-//! The expected verdicts are the real Claude Code 2.1.332's: every row was run through the
-//! real binary (offline, default permission mode, no settings rules; `docs/agents.md`,
-//! "Inline shell"), and all agreed.
+//! The expected verdicts are the real Claude Code 2.1.332's: every row of both tables was run
+//! through the real binary (offline, default permission mode, no settings rules;
+//! `docs/agents.md`, "Inline shell"), and all agree.
 
 use crate::common::{TestContext, run};
 
@@ -86,9 +86,10 @@ const TABLE: &[(Option<&str>, &str, bool)] = &[
     ),
 ];
 
-/// Rows that follow from the verified ones and the agent's rules (a background `&` splits a
-/// command, options that write a file or run a program, `Bash(*)` wherever it stands), not
-/// yet run against the real agent.
+/// A second table, also run against the real Claude Code 2.1.332 (all agree). Its first
+/// prediction was wrong on two rows, `Bash(:*)` and `Bash()`, and those are fixed here. It
+/// covers a background `&`, options that write a file or run a program, and `Bash(*)` or a
+/// plain prefix wherever it stands.
 const DERIVED: &[(Option<&str>, &str, bool)] = &[
     (None, "echo ok & touch x", false),
     (None, "cat <(touch x)", false),
@@ -103,6 +104,11 @@ const DERIVED: &[(Option<&str>, &str, bool)] = &[
     (Some("Bash(*) Bash(echo:*)"), "echo $(date) > f", true),
     (Some("Bash(git:*) Bash(git*)"), "gitx push", true),
     (Some("Bash(git*) Bash(git:*)"), "gitx push", true),
+    (Some("Bash(:*)"), "make all", false),
+    (Some("Bash()"), "make all", true),
+    (None, "tree -o out.txt", false),
+    (None, "echo \"(x)\"", true),
+    (None, "echo '$(date)'", true),
 ];
 
 fn skill_text(name: &str, allowed: Option<&str>, command: &str, block: bool) -> String {

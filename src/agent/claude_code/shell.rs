@@ -353,7 +353,9 @@ impl Permissions {
                     .map(str::to_owned)
             })
             .collect();
-        let any = tools.iter().any(|tool| tool.as_ref() == "Bash");
+        // `Bash()` is read as a bare `Bash`.
+        let any =
+            tools.iter().any(|tool| tool.as_ref() == "Bash") || rules.iter().any(String::is_empty);
         let star = rules.iter().position(|rule| rule == "*");
         let matcher = BashRules::new(rules.iter().map(String::as_str));
         Self {
@@ -365,7 +367,7 @@ impl Permissions {
     }
 
     /// Whether these permissions let every simple command run without asking: a bare `Bash`,
-    /// `Bash(*)`, or a prefix rule with an empty prefix (`Bash(:*)`).
+    /// `Bash()`, `Bash(*)`, or another rule that matches any command.
     pub fn allows_every_command(&self) -> bool {
         self.any || self.star.is_some() || self.matcher.first_match("\u{1}").is_some()
     }
@@ -724,10 +726,9 @@ impl BashRules {
         let mut out = Self::default();
         for (index, rule) in rules.into_iter().enumerate() {
             if let Some(prefix) = rule.strip_suffix(":*").or_else(|| rule.strip_suffix(" *")) {
+                // Claude Code refuses an empty prefix (`Bash(:*)`): that rule matches nothing.
                 let prefix = prefix.trim_end();
-                if prefix.is_empty() {
-                    out.prefixes.insert(prefix, index);
-                } else {
+                if !prefix.is_empty() {
                     out.words.insert(prefix, index);
                 }
             } else if let Some(prefix) = rule.strip_suffix('*') {
@@ -834,9 +835,10 @@ mod tests {
                 "{tools:?}"
             );
         }
-        assert!(Permissions::new(&["Bash(:*)"]).allows_every_command());
+        // As the real agent: `Bash()` is a bare `Bash`; `Bash(:*)` and `Bash(*:*)` match nothing.
+        assert!(Permissions::new(&["Bash()"]).allows_every_command());
+        assert!(!Permissions::new(&["Bash(:*)"]).allows_every_command());
         assert!(!Permissions::new(&["Bash(*:*)"]).allows_every_command());
-        assert!(!Permissions::new(&["Bash()"]).allows_every_command());
     }
 
     #[test]

@@ -84,7 +84,7 @@ pub(super) fn check(cx: &LintContext<'_>, out: &mut Vec<Diagnostic>) {
         tools_format(cx, yaml, field, out);
         for (tool, span) in tool_items(cx, field) {
             let bare = tool.split('(').next().unwrap_or(&tool);
-            // What Claude Code allows with it (`Bash(*:*)` allows nothing, `Bash(:*)` all).
+            // What Claude Code allows with it (`Bash()` everything, `Bash(*:*)` nothing).
             let everything = tool == "*"
                 || (bare == "Bash" && Permissions::new(&[tool.as_str()]).allows_every_command());
             if everything {
