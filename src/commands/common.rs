@@ -9,8 +9,46 @@ use std::path::PathBuf;
 use super::UserError;
 use crate::agent::{DEFAULT_TARGETS, Target};
 use crate::check::config::{Config, ConfigError};
-use crate::output::{Printer, print_error};
+use crate::output::{Format, Printer, print_error};
 use crate::skill::discover;
+
+/// The arguments of the commands that check skills (`validate`, `lint`): where to look, the
+/// agents to check for, how to report.
+#[derive(Debug, clap::Args)]
+pub struct CheckArgs {
+    /// Skill folders, SKILL.md files, or any folders to search for skills [default: .]
+    #[arg(value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+
+    #[command(flatten)]
+    pub targets: TargetArgs,
+
+    /// Output format: human (stderr), concise, json, github or sarif (stdout)
+    #[arg(long, value_enum, default_value_t, value_name = "FORMAT")]
+    pub format: Format,
+}
+
+/// `--target`, for every command that checks skills for agents.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct TargetArgs {
+    /// A client the skills must load in; repeat for several [default: from skillpkg.toml, else
+    /// agentskills]
+    #[arg(
+        long = "target",
+        short = 't',
+        value_enum,
+        value_name = "TARGET",
+        hide_possible_values = true
+    )]
+    pub targets: Vec<Target>,
+}
+
+impl TargetArgs {
+    /// The targets given, each once, in the order given (see [`cli_targets`]).
+    pub(crate) fn given(&self) -> Vec<Target> {
+        cli_targets(&self.targets)
+    }
+}
 
 /// The paths given, or the current folder when none is.
 pub(crate) fn paths_or_here(paths: &[PathBuf]) -> Vec<PathBuf> {

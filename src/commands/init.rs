@@ -10,7 +10,8 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
 
-use super::{ExitStatus, Refusal, UserError, common};
+use super::common::{self, TargetArgs};
+use super::{ExitStatus, Refusal, UserError};
 use crate::agent::{Family, Target};
 use crate::check::config::ConfigFinder;
 use crate::check::lint::PLACEHOLDER_DESCRIPTION;
@@ -70,16 +71,8 @@ pub struct InitArgs {
     #[arg(long, value_name = "SPDX")]
     pub license: Option<String>,
 
-    /// A client the skill must load in; repeat for several [default: from skillpkg.toml, else
-    /// agentskills]
-    #[arg(
-        long = "target",
-        short = 't',
-        value_enum,
-        value_name = "TARGET",
-        hide_possible_values = true
-    )]
-    pub targets: Vec<Target>,
+    #[command(flatten)]
+    pub targets: TargetArgs,
 
     /// List the templates and exit
     #[arg(long, exclusive = true)]
@@ -121,7 +114,7 @@ pub fn run(args: InitArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
         }
         .into());
     }
-    let targets = resolve_targets(&targets, &cwd, &parent)?;
+    let targets = resolve_targets(&targets.given(), &cwd, &parent)?;
 
     // Refusals first, before asking anything.
     let destination = parent.join(&name);
@@ -176,7 +169,7 @@ pub fn run(args: InitArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
 /// The command line's targets, else the nearest skillpkg.toml's above `parent`, else the
 /// default.
 fn resolve_targets(targets: &[Target], cwd: &Path, parent: &Path) -> anyhow::Result<Vec<Target>> {
-    let cli = common::cli_targets(targets);
+    let cli = targets.to_vec();
     if !cli.is_empty() {
         return Ok(cli);
     }

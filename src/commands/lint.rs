@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
 
-use super::{ExitStatus, common};
-use crate::agent::Target;
+use super::ExitStatus;
+use super::common::{self, CheckArgs};
 use crate::check::Checked;
 use crate::check::config::{ConfigFinder, Selector};
 use crate::check::engine::{self, CliRules, FixMode, Job, Outcome, Settings};
@@ -37,24 +37,8 @@ ignore = [\"SK301\"]\n  [lint.rules]\n  placeholder-text = \"error\"\n  [lint.pe
     reason = "each is an independent command-line flag"
 )]
 pub struct LintArgs {
-    /// Skill folders, SKILL.md files, or any folders to search for skills [default: .]
-    #[arg(value_name = "PATH")]
-    pub paths: Vec<PathBuf>,
-
-    /// A client the skills must work in; repeat for several [default: from skillpkg.toml, else
-    /// agentskills]
-    #[arg(
-        long = "target",
-        short = 't',
-        value_enum,
-        value_name = "TARGET",
-        hide_possible_values = true
-    )]
-    pub targets: Vec<Target>,
-
-    /// Output format: human (stderr), concise, json, github or sarif (stdout)
-    #[arg(long, value_enum, default_value_t, value_name = "FORMAT")]
-    pub format: Format,
+    #[command(flatten)]
+    pub check: CheckArgs,
 
     /// Run only these rules (replaces `select` in skillpkg.toml)
     #[arg(long, value_name = "RULE", value_delimiter = ',')]
@@ -178,9 +162,9 @@ pub fn run(args: LintArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
     if args.statistics {
         print_statistics(&checked, printer)?;
     } else {
-        output::print(args.format, &report, printer)?;
+        output::print(args.check.format, &report, printer)?;
     }
-    if mode != FixMode::Off && args.format == Format::Human {
+    if mode != FixMode::Off && args.check.format == Format::Human {
         let mut err = printer.stderr();
         writeln!(
             err,
@@ -219,7 +203,7 @@ fn plan(
     cwd: &Path,
     threads: usize,
 ) -> anyhow::Result<Result<Plan, ExitStatus>> {
-    let paths = common::paths_or_here(&args.paths);
+    let paths = common::paths_or_here(&args.check.paths);
     if common::path_problems(&paths, printer)? {
         return Ok(Err(ExitStatus::Error));
     }
@@ -248,7 +232,7 @@ fn plan(
     }
     let files = files_per_skill(&skills, found.files);
     let finder = ConfigFinder::with_walk(cwd.to_path_buf(), &roots, &found.config_dirs);
-    let cli_targets = common::cli_targets(&args.targets);
+    let cli_targets = args.check.targets.given();
     let mut jobs = Vec::with_capacity(skills.len());
     let mut config_errors = Vec::new();
     for (path, files) in skills.into_iter().zip(files) {

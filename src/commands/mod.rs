@@ -1,6 +1,6 @@
 //! The command line: one module per subcommand, each with its clap arguments next to its `run`.
 
-mod common;
+pub mod common;
 pub mod init;
 pub mod lint;
 pub mod package;

@@ -5,7 +5,8 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
 
-use super::{ExitStatus, Refusal, UserError, common};
+use super::common::{self, TargetArgs};
+use super::{ExitStatus, Refusal, UserError};
 use crate::agent::Target;
 use crate::agent::claude_ai::MAX_UPLOAD_BYTES as CLAUDE_AI_MAX_BYTES;
 use crate::check::config::ConfigFinder;
@@ -43,16 +44,8 @@ pub struct PackageArgs {
     #[arg(long)]
     pub list: bool,
 
-    /// A client the skill must load in; repeat for several [default: from skillpkg.toml, else
-    /// agentskills]
-    #[arg(
-        long = "target",
-        short = 't',
-        value_enum,
-        value_name = "TARGET",
-        hide_possible_values = true
-    )]
-    pub targets: Vec<Target>,
+    #[command(flatten)]
+    pub targets: TargetArgs,
 
     /// folder: every entry under one folder named after the skill (claude.ai, the Skills API);
     /// flat: SKILL.md at the root (the `skills` installer, .well-known indexes)
@@ -178,7 +171,7 @@ pub(crate) fn locate(
     };
     let skill = Skill::load(&skill_file)
         .with_context(|| format!("cannot read {}", skill_file.display()))?;
-    let cli = common::cli_targets(&args.targets);
+    let cli = args.targets.given();
     let config = if cli.is_empty() {
         ConfigFinder::new(cwd.to_path_buf())
             .for_dir(&dir)

@@ -5,11 +5,12 @@ use std::path::PathBuf;
 
 use anyhow::Context as _;
 
-use super::{ExitStatus, common};
+use super::ExitStatus;
+use super::common::{self, CheckArgs};
 use crate::agent::Target;
 use crate::check::config::{ConfigError, ConfigFinder};
 use crate::check::{Checked, check_set, check_skill};
-use crate::output::{self, Format, Printer, Report, print_error};
+use crate::output::{self, Printer, Report, print_error};
 use crate::parallel;
 use crate::skill::{Skill, discover};
 
@@ -27,23 +28,8 @@ codex, gemini-cli, opencode, copilot, goose.\n\nA skillpkg.toml found by walking
 can set `targets = [...]`; --target overrides it."
 )]
 pub struct ValidateArgs {
-    /// Skill folders, SKILL.md files, or any folders to search for skills [default: .]
-    #[arg(value_name = "PATH")]
-    pub paths: Vec<PathBuf>,
-
-    /// A client the skills must load in; repeat for several [default: agentskills]
-    #[arg(
-        long = "target",
-        short = 't',
-        value_enum,
-        value_name = "TARGET",
-        hide_possible_values = true
-    )]
-    pub targets: Vec<Target>,
-
-    /// Output format: human (stderr), concise, json, github or sarif (stdout)
-    #[arg(long, value_enum, default_value_t, value_name = "FORMAT")]
-    pub format: Format,
+    #[command(flatten)]
+    pub check: CheckArgs,
 }
 
 #[expect(
@@ -51,11 +37,11 @@ pub struct ValidateArgs {
     reason = "every command's `run` takes its arguments"
 )]
 pub fn run(args: ValidateArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
-    let paths = common::paths_or_here(&args.paths);
+    let paths = common::paths_or_here(&args.check.paths);
     if common::path_problems(&paths, printer)? {
         return Ok(ExitStatus::Error);
     }
-    let cli_targets = common::cli_targets(&args.targets);
+    let cli_targets = args.check.targets.given();
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
     let threads = std::thread::available_parallelism().map_or(2, usize::from);
 
@@ -93,7 +79,7 @@ pub fn run(args: ValidateArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
         root: output::repo_root(&cwd),
         kind: crate::check::rule::Kind::Validate,
     };
-    output::print(args.format, &report, printer)?;
+    output::print(args.check.format, &report, printer)?;
 
     if !found.errors.is_empty() || !read_errors.is_empty() {
         let mut err = printer.stderr();

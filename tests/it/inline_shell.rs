@@ -90,7 +90,7 @@ const TABLE: &[(Option<&str>, &str, bool)] = &[
 /// prediction was wrong on two rows, `Bash(:*)` and `Bash()`, and those are fixed here. It
 /// covers a background `&`, options that write a file or run a program, and `Bash(*)` or a
 /// plain prefix wherever it stands.
-const DERIVED: &[(Option<&str>, &str, bool)] = &[
+const SECOND_TABLE: &[(Option<&str>, &str, bool)] = &[
     (None, "echo ok & touch x", false),
     (None, "cat <(touch x)", false),
     (None, "echo $((touch x) )", false),
@@ -127,7 +127,7 @@ fn skill_text(name: &str, allowed: Option<&str>, command: &str, block: bool) -> 
 fn lint_and_preview_give_the_same_verdict_on_every_command() {
     let context = TestContext::new();
     let mut rows = Vec::new();
-    for (index, &(allowed, command, runs)) in TABLE.iter().chain(DERIVED).enumerate() {
+    for (index, &(allowed, command, runs)) in TABLE.iter().chain(SECOND_TABLE).enumerate() {
         for block in [false, true] {
             let name = format!("s{index}-{}", if block { "block" } else { "inline" });
             context.skill(

@@ -159,37 +159,25 @@ fn code(text: &str) -> String {
                 close.chars().count().min(chars.len() - j),
             ));
             i = (j + close.chars().count()).min(chars.len());
-        } else if c == '"' {
+        } else if c == '"' || (c == '\'' && (next == Some('\\') || chars.get(i + 2) == Some(&'\'')))
+        {
+            // A string, or a character literal ('x', '\n', '\u{1F600}') but not a lifetime ('a):
+            // blank everything up to the closing quote, escapes included.
             out.push(' ');
             i += 1;
-            while i < chars.len() && chars[i] != '"' {
-                if chars[i] == '\\' {
-                    blank(chars[i], &mut out);
-                    i += 1;
-                }
-                if i < chars.len() {
-                    blank(chars[i], &mut out);
-                    i += 1;
-                }
-            }
-            out.push(' ');
-            i += 1;
-        } else if c == '\'' && (next == Some('\\') || chars.get(i + 2) == Some(&'\'')) {
-            // A character literal ('x', '\n', '\u{1F600}'), not a lifetime ('a).
-            out.push(' ');
-            i += 1;
-            while i < chars.len() && chars[i] != '\'' {
-                if chars[i] == '\\' {
-                    out.push(' ');
-                    i += 1;
-                }
-                if i < chars.len() {
+            while i < chars.len() && chars[i] != c {
+                let escaped = chars[i] == '\\';
+                blank(chars[i], &mut out);
+                i += 1;
+                if escaped && i < chars.len() {
                     blank(chars[i], &mut out);
                     i += 1;
                 }
             }
-            out.push(' ');
-            i += 1;
+            if i < chars.len() {
+                out.push(' ');
+                i += 1;
+            }
         } else {
             out.push(c);
             i += 1;

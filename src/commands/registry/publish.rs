@@ -41,7 +41,7 @@ pub fn publish(args: PublishArgs, printer: Printer) -> anyhow::Result<ExitStatus
         path: args.path.clone(),
         output: None,
         list: false,
-        targets: Vec::new(),
+        targets: crate::commands::common::TargetArgs::default(),
         layout: Layout::Folder,
         max_size: crate::agent::claude_ai::MAX_UPLOAD_BYTES,
     };

@@ -157,14 +157,7 @@ pub(super) async fn yank(
     User(who): User,
     Api(UrlPath((name, version))): Api<UrlPath<(String, String)>>,
 ) -> Result<Response, Failure> {
-    lookup_lengths(&name, Some(&version))?;
-    change(
-        &state,
-        who,
-        no_version(&name, &version),
-        move |meta, who| meta.set_yanked(&name, &version, &who, true),
-    )
-    .await
+    set_yanked(&state, who, name, version, true).await
 }
 
 pub(super) async fn unyank(
@@ -172,13 +165,21 @@ pub(super) async fn unyank(
     User(who): User,
     Api(UrlPath((name, version))): Api<UrlPath<(String, String)>>,
 ) -> Result<Response, Failure> {
+    set_yanked(&state, who, name, version, false).await
+}
+
+/// Yanks a version, or undoes it, for one of its owners.
+async fn set_yanked(
+    state: &Shared,
+    who: String,
+    name: String,
+    version: String,
+    yanked: bool,
+) -> Result<Response, Failure> {
     lookup_lengths(&name, Some(&version))?;
-    change(
-        &state,
-        who,
-        no_version(&name, &version),
-        move |meta, who| meta.set_yanked(&name, &version, &who, false),
-    )
+    change(state, who, no_version(&name, &version), move |meta, who| {
+        meta.set_yanked(&name, &version, &who, yanked)
+    })
     .await
 }
 
