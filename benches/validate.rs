@@ -3,6 +3,7 @@
 //!
 //! ```text
 //! cargo bench --bench validate -- [--skills N] [--runs R] [--ref-sample K] [--no-reference]
+//!                                  [--baseline PATH]
 //! ```
 //!
 //! 1. Generates N synthetic skills (default 10,000; 30 % broken) under the cargo target dir,
@@ -16,6 +17,12 @@
 //!    library in one process over every folder.
 //! 4. Compares the valid/invalid verdict of `skillpkg validate --target skills-ref` with the
 //!    reference's on every skill.
+//!
+//! 5. With `--baseline PATH` (another `skillpkg` binary, say a release build of `main` before a
+//!    change), times validate, lint and preview of both binaries alternately in the same run,
+//!    wall and CPU, and prints each figure as a ratio to the baseline's: machines differ
+//!    several-fold, and a VM drifts from minute to minute, so only a ratio taken side by side
+//!    says whether a change made things slower.
 //!
 //! The targets: `validate` over 10,000 skills in under 0.35 s, `lint` in under 1 s, on a
 //! 2-core machine. `lint` runs every rule over every file of the tree (48,000 files), including
@@ -51,6 +58,7 @@ struct Options {
     runs: usize,
     ref_sample: usize,
     reference: bool,
+    baseline: Option<PathBuf>,
 }
 
 fn options() -> Options {
@@ -59,6 +67,7 @@ fn options() -> Options {
         runs: 5,
         ref_sample: 200,
         reference: true,
+        baseline: None,
     };
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
@@ -72,6 +81,11 @@ fn options() -> Options {
             "--runs" => options.runs = number("--runs").max(1),
             "--ref-sample" => options.ref_sample = number("--ref-sample"),
             "--no-reference" => options.reference = false,
+            "--baseline" => {
+                options.baseline = Some(PathBuf::from(
+                    args.next().expect("--baseline needs a skillpkg binary"),
+                ));
+            }
             // `cargo bench` passes `--bench`; ignore what is not ours.
             _ => {}
         }
@@ -217,6 +231,96 @@ fn main() {
     }
     lint_precision(skillpkg, &corpus, &manifest);
     index_in_process(&corpus, options.runs);
+    if let Some(baseline) = &options.baseline {
+        against_baseline(baseline, skillpkg, &corpus, options.runs.max(9));
+    }
+}
+
+/// Wall and CPU seconds of one run of `program` with `args`. CPU comes from `/usr/bin/time`
+/// when it is installed (user + system), else it is `None`.
+fn wall_and_cpu(program: &str, args: &[&str]) -> (f64, Option<f64>) {
+    let time_binary = Path::new("/usr/bin/time");
+    let cpu_file = std::env::temp_dir().join(format!("skillpkg-bench-cpu-{}", std::process::id()));
+    let mut command = if time_binary.exists() {
+        let mut command = Command::new(time_binary);
+        command
+            .args(["-f", "%U %S", "-o"])
+            .arg(&cpu_file)
+            .arg(program);
+        command
+    } else {
+        Command::new(program)
+    };
+    command
+        .args(args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    let started = Instant::now();
+    command.status().expect("run the command");
+    let wall = started.elapsed().as_secs_f64();
+    let cpu = fs_err::read_to_string(&cpu_file).ok().and_then(|text| {
+        let line = text.lines().last()?;
+        let mut parts = line.split_whitespace().map(|part| part.parse::<f64>().ok());
+        Some(parts.next()?? + parts.next()??)
+    });
+    let _ = fs_err::remove_file(&cpu_file);
+    (wall, cpu)
+}
+
+/// This build against `baseline`, alternately, `runs` times per command after a warm-up of
+/// each: the median wall and CPU time of both and their ratios.
+fn against_baseline(baseline: &Path, skillpkg: &str, corpus: &Path, runs: usize) {
+    let baseline = baseline.to_str().expect("a UTF-8 path");
+    let corpus = corpus_str(corpus);
+    println!("\nthis build against {baseline}, alternating, {runs} runs each\n");
+    println!("| command | baseline wall | this wall | ratio | baseline CPU | this CPU | ratio |");
+    println!("|---|---|---|---|---|---|---|");
+    let median = |values: &mut Vec<f64>| {
+        values.sort_by(f64::total_cmp);
+        values[values.len() / 2]
+    };
+    for (label, args) in [
+        ("validate", &["validate", corpus][..]),
+        ("lint", &["lint", corpus][..]),
+        (
+            "lint --target claude-code --format json",
+            &[
+                "lint",
+                "--target",
+                "claude-code",
+                "--format",
+                "json",
+                corpus,
+            ][..],
+        ),
+        ("preview (listing)", &["preview", corpus][..]),
+    ] {
+        wall_and_cpu(baseline, args);
+        wall_and_cpu(skillpkg, args);
+        let (mut walls, mut cpus) = ([Vec::new(), Vec::new()], [Vec::new(), Vec::new()]);
+        for run in 0..runs {
+            // Alternate which goes first, so that drift favours neither.
+            let order = if run % 2 == 0 { [0, 1] } else { [1, 0] };
+            for which in order {
+                let (wall, cpu) = wall_and_cpu([baseline, skillpkg][which], args);
+                walls[which].push(wall);
+                if let Some(cpu) = cpu {
+                    cpus[which].push(cpu);
+                }
+            }
+        }
+        let [base_wall, this_wall] = walls.map(|mut values| median(&mut values));
+        let cpu = if cpus[0].is_empty() || cpus[1].is_empty() {
+            "n/a | n/a | n/a".to_owned()
+        } else {
+            let [base, this] = cpus.map(|mut values| median(&mut values));
+            format!("{base:.3} s | {this:.3} s | {:.2}", this / base)
+        };
+        println!(
+            "| {label} | {base_wall:.3} s | {this_wall:.3} s | {:.2} | {cpu} |",
+            this_wall / base_wall
+        );
+    }
 }
 
 /// Building the listing itself, in process, once the skills are read: the preview issue's
