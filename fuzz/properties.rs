@@ -45,6 +45,8 @@ pub(crate) fn skill_md(bytes: &[u8]) {
                 project_dir: "/project".into(),
                 effort: "medium".into(),
                 exec: None,
+                invocation_index: 1,
+                tokens_left: None,
             };
             let _ = claude_code::invoke(&view, &options);
         }

@@ -8,7 +8,7 @@ use anyhow::Context as _;
 
 use super::{ExitStatus, UserError, common};
 use crate::agent::Target;
-use crate::agent::claude_code::listing;
+use crate::agent::claude_code::{discovery, listing};
 use crate::output::Printer;
 use crate::render::agents;
 use crate::render::claude_code::{
@@ -34,7 +34,9 @@ pub(crate) const SESSION_ID: &str = "00000000-0000-4000-8000-000000000000";
     reason = "the doc comments are `--help` text, where backticks would show"
 )]
 pub struct PreviewArgs {
-    /// Project skill folders, or folders to search for skills [default: .]
+    /// Projects (a folder holding .claude/ is read as Claude Code started there reads it: its
+    /// skills and legacy commands, and those of the folders above it up to the repository's
+    /// top), skills folders, or any folders to search for skills [default: .]
     #[arg(value_name = "PATH")]
     pub paths: Vec<PathBuf>,
 
@@ -42,6 +44,12 @@ pub struct PreviewArgs {
     /// user-level skill wins a name clash
     #[arg(long = "user", value_name = "DIR")]
     pub user: Vec<PathBuf>,
+
+    /// The home folder Claude Code would run with: its .claude/skills and .claude/commands are
+    /// the user's, and its .claude/settings.json and .claude.json are read as Claude Code reads
+    /// them [default: none, so the output does not depend on who runs it; pass ~ for yours]
+    #[arg(long, value_name = "DIR")]
+    pub home: Option<PathBuf>,
 
     /// The agent whose view to render: claude-code, claude-code@2.1.88, skills-ref,
     /// agentskills, codex, gemini-cli, opencode, copilot or goose [default: claude-code]
@@ -93,9 +101,26 @@ pub struct PreviewArgs {
     #[arg(long, value_name = "NAME")]
     pub invoke: Option<String>,
 
-    /// The arguments typed after the skill's name
-    #[arg(long, value_name = "TEXT", requires = "invoke")]
+    /// The arguments typed after the skill's name (or given to the Skill tool); may start
+    /// with `-`
+    #[arg(
+        long,
+        value_name = "TEXT",
+        requires = "invoke",
+        allow_hyphen_values = true
+    )]
     pub args: Option<String>,
+
+    /// Which invocation of the skill in the session this is, each with these arguments: from
+    /// the second on, Claude Code sends a note that the skill is already loaded instead of its
+    /// content
+    #[arg(long, value_name = "N", default_value_t = 1, requires = "invoke")]
+    pub invocation_index: usize,
+
+    /// Claude Code's `<total_tokens>` reminder, which legacy models get after a tool result:
+    /// the tokens left, which depend on the conversation so far [default: not shown]
+    #[arg(long, value_name = "TOKENS", requires = "invoke")]
+    pub tokens_left: Option<u64>,
 
     /// Who invokes it: the model (the Skill tool) or the user (`/name args`)
     #[arg(
@@ -153,28 +178,235 @@ pub fn run(args: PreviewArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
     if common::path_problems(&all, printer)? {
         return Ok(ExitStatus::Error);
     }
+    if let Some(home) = &args.home
+        && !home.is_dir()
+    {
+        return Err(UserError {
+            message: format!("--home `{}` is not a folder", home.display()),
+            hints: vec!["pass the folder Claude Code would use as HOME".into()],
+        }
+        .into());
+    }
     let invoking = args.invoke.is_some();
-    let mut skills = load(&args.user, Scope::User, args.target, invoking)?;
-    skills.extend(load(&paths, Scope::Project, args.target, invoking)?);
-
     let model = Model::named(&args.model);
     let version = if args.target == Target::ClaudeCode2188 {
         Version::V2188
     } else {
         Version::Current
     };
-    if let Some(name) = &args.invoke {
-        return invoke(&args, &skills, name, &model, version, &cwd, printer);
-    }
-    if args.target.is_claude_code() {
-        let options = index_options(&args, model, version)?;
-        let index = claude_code::index(&skills, &options);
-        print_claude_index(&args, &index, &options, printer)?;
-    } else {
+    if !args.target.is_claude_code() {
+        let mut skills = load(&args.user, Scope::User, args.target, invoking)?;
+        skills.extend(load(&paths, Scope::Project, args.target, invoking)?);
+        if let Some(name) = &args.invoke {
+            return invoke(
+                &args,
+                &skills,
+                name,
+                &model,
+                version,
+                &cwd,
+                &HashMap::new(),
+                printer,
+            );
+        }
         let index = agents::index(args.target, &skills);
         print_agent_index(&args, &index, printer)?;
+        return Ok(ExitStatus::Success);
     }
+    let sources = claude_sources(&args, &paths);
+    let skills = load_sources(&sources, args.target, invoking)?;
+    let (options, warnings) = index_options(&args, &sources, model.clone(), version)?;
+    if !warnings.is_empty() {
+        let mut err = printer.stderr();
+        for warning in &warnings {
+            writeln!(err, "warning: {warning}")?;
+        }
+        err.flush()?;
+    }
+    if let Some(name) = &args.invoke {
+        return invoke(
+            &args,
+            &skills,
+            name,
+            &model,
+            version,
+            &cwd,
+            &options.overrides,
+            printer,
+        );
+    }
+    let index = claude_code::index(&skills, &options);
+    print_claude_index(&args, &index, &options, printer)?;
     Ok(ExitStatus::Success)
+}
+
+/// Where Claude Code's skills come from: a skills or commands folder read as the agent reads
+/// it, or any other folder walked as `validate` walks it (an author's repository, which no
+/// agent reads as such).
+#[derive(Clone, Debug)]
+enum Origin {
+    Skills(PathBuf),
+    Commands(PathBuf),
+    Walk(PathBuf),
+}
+
+/// One source and where it comes in the listing.
+#[derive(Clone, Debug)]
+struct Source {
+    origin: Origin,
+    scope: Scope,
+    /// The listing's group: user skills, each project folder nearest first, other paths, then
+    /// legacy commands all together.
+    group: usize,
+    /// Within the commands group, who wins a name: user, then the nearest project folder.
+    tiebreak: usize,
+}
+
+/// The listing group of legacy commands, after every skill.
+const COMMANDS_GROUP: usize = usize::MAX;
+
+/// The folders Claude Code reads, in its order: the user's skills (`--user` folders and the
+/// home folder's), then for a project (a path holding `.claude/`) its skills folder and those of
+/// the folders above it up to the repository's top level, then any other path walked, then the
+/// legacy commands of the home folder and of the project folders.
+fn claude_sources(args: &PreviewArgs, paths: &[PathBuf]) -> Vec<Source> {
+    let mut sources = Vec::new();
+    let mut commands = Vec::new();
+    let source = |origin, scope, group, tiebreak| Source {
+        origin,
+        scope,
+        group,
+        tiebreak,
+    };
+    for dir in &args.user {
+        let origin = match discovery::skills_dir_of(dir) {
+            Some(skills) => Origin::Skills(skills),
+            None if dir.join("SKILL.md").is_file() => Origin::Walk(dir.clone()),
+            None => Origin::Skills(dir.clone()),
+        };
+        sources.push(source(origin, Scope::User, 0, 0));
+    }
+    let home = args
+        .home
+        .clone()
+        .or_else(std::env::home_dir)
+        .map(|home| std::path::absolute(&home).unwrap_or(home));
+    if let Some(home) = &args.home {
+        if let Some(dir) = discovery::skills_dir_of(home) {
+            sources.push(source(Origin::Skills(dir), Scope::User, 0, 0));
+        }
+        if let Some(dir) = discovery::commands_dir_of(home) {
+            commands.push(source(
+                Origin::Commands(dir),
+                Scope::User,
+                COMMANDS_GROUP,
+                0,
+            ));
+        }
+    }
+    let mut group = 1;
+    for path in paths {
+        let named_skills = path.file_name().is_some_and(|name| name == "skills")
+            && path
+                .parent()
+                .and_then(Path::file_name)
+                .is_some_and(|name| name == ".claude");
+        if path.join(".claude").is_dir() {
+            let start = std::path::absolute(path).unwrap_or_else(|_| path.clone());
+            for folder in discovery::project_folders(&start, home.as_deref()) {
+                if let Some(dir) = discovery::skills_dir_of(&folder) {
+                    sources.push(source(Origin::Skills(dir), Scope::Project, group, 0));
+                    group += 1;
+                }
+                if let Some(dir) = discovery::commands_dir_of(&folder) {
+                    let tiebreak = commands.len() + 1;
+                    commands.push(source(
+                        Origin::Commands(dir),
+                        Scope::Project,
+                        COMMANDS_GROUP,
+                        tiebreak,
+                    ));
+                }
+            }
+        } else if named_skills {
+            sources.push(source(
+                Origin::Skills(path.clone()),
+                Scope::Project,
+                group,
+                0,
+            ));
+            group += 1;
+        } else {
+            sources.push(source(Origin::Walk(path.clone()), Scope::Project, group, 0));
+            group += 1;
+        }
+    }
+    sources.extend(commands);
+    sources
+}
+
+/// The project folders among `sources`: where Claude Code's project settings are read.
+fn project_roots(sources: &[Source]) -> Vec<PathBuf> {
+    sources
+        .iter()
+        .filter_map(|source| match &source.origin {
+            Origin::Skills(dir) if source.scope == Scope::Project => {
+                dir.parent().and_then(Path::parent).map(Path::to_path_buf)
+            }
+            _ => None,
+        })
+        .take(1)
+        .collect()
+}
+
+/// The skills of `sources` as Claude Code finds them, in source order (each folder sorted by
+/// name), a file reached twice (through links) kept only the first time.
+fn load_sources(
+    sources: &[Source],
+    target: Target,
+    invoke: bool,
+) -> anyhow::Result<Vec<SkillView>> {
+    let mut views = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    for source in sources {
+        let found = match &source.origin {
+            Origin::Walk(path) => {
+                for mut view in load(std::slice::from_ref(path), source.scope, target, invoke)? {
+                    view.group = source.group;
+                    views.push(view);
+                }
+                continue;
+            }
+            Origin::Skills(dir) => {
+                let mut found = discovery::skills_in(dir);
+                found.sort_by(|a, b| crate::agent::collate::compare(&a.name, &b.name));
+                found.retain(|skill| {
+                    std::fs::canonicalize(&skill.file).is_ok_and(|real| seen.insert(real))
+                });
+                found
+            }
+            Origin::Commands(dir) => discovery::commands_in(dir),
+        };
+        for skill in found {
+            let Ok(mut loaded) = Skill::load(&skill.file) else {
+                continue;
+            };
+            loaded.dir.clone_from(&skill.dir);
+            loaded.dir_name.clone_from(&skill.name);
+            if let Some(mut view) =
+                SkillView::new(&loaded, source.scope, target, Vec::new(), invoke)
+            {
+                view.dir = std::path::absolute(&skill.dir).unwrap_or_else(|_| skill.dir.clone());
+                view.group = source.group;
+                view.tiebreak = source.tiebreak;
+                if skill.command {
+                    view.as_command();
+                }
+                views.push(view);
+            }
+        }
+    }
+    Ok(views)
 }
 
 /// The skills under `paths`, read for rendering, in path order.
@@ -234,44 +466,122 @@ fn load(
     Ok(views)
 }
 
+/// The listing settings of a Claude Code settings file.
+struct ClaudeSettings {
+    overrides: HashMap<String, Override>,
+    max_desc_chars: Option<usize>,
+    budget_fraction: Option<f64>,
+}
+
+/// Reads the keys the listing depends on, with Claude Code's schema: `skillOverrides` values
+/// are `on`, `name-only`, `user-invocable-only` or `off`; `skillListingMaxDescChars` a positive
+/// integer; `skillListingBudgetFraction` a number above 0, at most 1. A value outside it makes
+/// Claude Code ignore the whole file (recorded in `docs/research/claude-code-conformance.md`);
+/// the error says which.
+fn claude_settings(settings: &serde_json::Value) -> Result<ClaudeSettings, String> {
+    let mut read = ClaudeSettings {
+        overrides: HashMap::new(),
+        max_desc_chars: None,
+        budget_fraction: None,
+    };
+    if let Some(value) = settings.get("skillOverrides") {
+        let map = value
+            .as_object()
+            .ok_or("`skillOverrides` is not an object")?;
+        for (name, value) in map {
+            let over = match value.as_str() {
+                Some("on") => Override::On,
+                Some("name-only") => Override::NameOnly,
+                Some("user-invocable-only") => Override::UserInvocableOnly,
+                Some("off") => Override::Off,
+                _ => {
+                    return Err(format!(
+                        "`skillOverrides.{name}` is {value}, not \"on\", \"name-only\", \"user-invocable-only\" or \"off\""
+                    ));
+                }
+            };
+            read.overrides.insert(name.clone(), over);
+        }
+    }
+    if let Some(value) = settings.get("skillListingMaxDescChars") {
+        let cap = value.as_u64().filter(|&cap| cap > 0).ok_or_else(|| {
+            format!("`skillListingMaxDescChars` is {value}, not a positive integer")
+        })?;
+        read.max_desc_chars = Some(usize::try_from(cap).unwrap_or(usize::MAX));
+    }
+    if let Some(value) = settings.get("skillListingBudgetFraction") {
+        let fraction = value
+            .as_f64()
+            .filter(|&f| f > 0.0 && f <= 1.0)
+            .ok_or_else(|| {
+                format!(
+                    "`skillListingBudgetFraction` is {value}, not a number above 0 and at most 1"
+                )
+            })?;
+        read.budget_fraction = Some(fraction);
+    }
+    Ok(read)
+}
+
 fn index_options(
     args: &PreviewArgs,
+    sources: &[Source],
     model: Model,
     version: Version,
-) -> anyhow::Result<IndexOptions> {
+) -> anyhow::Result<(IndexOptions, Vec<String>)> {
     let mut overrides = HashMap::new();
+    let mut warnings = Vec::new();
     let mut max_desc_chars = listing::CAP_CURRENT;
     let mut fraction = 0.01;
-    if let Some(path) = &args.settings {
-        let settings = read_json(path)?;
-        if let Some(map) = settings.get("skillOverrides").and_then(|v| v.as_object()) {
-            for (name, value) in map {
-                match value.as_str() {
-                    Some("name-only") => {
-                        overrides.insert(name.clone(), Override::NameOnly);
-                    }
-                    Some("off") => {
-                        overrides.insert(name.clone(), Override::Off);
-                    }
-                    _ => {}
-                }
+    let from_home = |relative: &str| {
+        args.home
+            .as_ref()
+            .map(|home| home.join(relative))
+            .filter(|path| path.is_file())
+    };
+    // Claude Code's settings files, the later winning each key: the user's, the project's, the
+    // project's local one; then --settings.
+    let mut files: Vec<(PathBuf, bool)> = Vec::new();
+    if let Some(user) = from_home(".claude/settings.json") {
+        files.push((user, false));
+    }
+    for root in project_roots(sources) {
+        for name in [".claude/settings.json", ".claude/settings.local.json"] {
+            let path = root.join(name);
+            if path.is_file() {
+                files.push((path, false));
             }
         }
-        if let Some(cap) = settings
-            .get("skillListingMaxDescChars")
-            .and_then(serde_json::Value::as_u64)
-        {
-            max_desc_chars = usize::try_from(cap).unwrap_or(usize::MAX);
-        }
-        if let Some(value) = settings
-            .get("skillListingBudgetFraction")
-            .and_then(serde_json::Value::as_f64)
-        {
-            fraction = value;
+    }
+    if let Some(path) = &args.settings {
+        files.push((path.clone(), true));
+    }
+    let usage_file = args.usage.clone().or_else(|| from_home(".claude.json"));
+    for (path, given) in &files {
+        let settings = match read_json(path) {
+            Ok(settings) => settings,
+            Err(error) if !given => {
+                warnings.push(format!(
+                    "{error:#}; Claude Code ignores a settings file it cannot read, so this one is ignored"
+                ));
+                continue;
+            }
+            Err(error) => return Err(error),
+        };
+        match claude_settings(&settings) {
+            Ok(read) => {
+                overrides.extend(read.overrides);
+                max_desc_chars = read.max_desc_chars.unwrap_or(max_desc_chars);
+                fraction = read.budget_fraction.unwrap_or(fraction);
+            }
+            Err(problem) => warnings.push(format!(
+                "{}: {problem}; Claude Code ignores a settings file with a value its schema refuses, so this one is ignored",
+                path.display()
+            )),
         }
     }
     let mut usage = HashMap::new();
-    if let Some(path) = &args.usage {
+    if let Some(path) = &usage_file {
         let file = read_json(path)?;
         if let Some(map) = file.get("skillUsage").and_then(|v| v.as_object()) {
             for (name, value) in map {
@@ -294,21 +604,24 @@ fn index_options(
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0.0, |elapsed| elapsed.as_millis() as f64);
-    Ok(IndexOptions {
-        version,
-        context_window: args.context_window.unwrap_or(model.context_window),
-        model,
-        budget_fraction: args.budget_fraction.unwrap_or(fraction),
-        budget: args.budget,
-        reserve: args.reserve.unwrap_or(match version {
-            Version::Current => listing::BUNDLED_RESERVE,
-            Version::V2188 => 0,
-        }),
-        max_desc_chars: args.max_desc_chars.unwrap_or(max_desc_chars),
-        usage,
-        now,
-        overrides,
-    })
+    Ok((
+        IndexOptions {
+            version,
+            context_window: args.context_window.unwrap_or(model.context_window),
+            model,
+            budget_fraction: args.budget_fraction.unwrap_or(fraction),
+            budget: args.budget,
+            reserve: args.reserve.unwrap_or(match version {
+                Version::Current => listing::BUNDLED_RESERVE,
+                Version::V2188 => 0,
+            }),
+            max_desc_chars: args.max_desc_chars.unwrap_or(max_desc_chars),
+            usage,
+            now,
+            overrides,
+        },
+        warnings,
+    ))
 }
 
 /// The model's text, then a line break when it does not end with one (so a terminal prompt
@@ -452,6 +765,10 @@ fn print_agent_index(
     Ok(())
 }
 
+#[expect(
+    clippy::too_many_arguments,
+    reason = "the pieces of one preview run, each needed here"
+)]
 fn invoke(
     args: &PreviewArgs,
     skills: &[SkillView],
@@ -459,18 +776,10 @@ fn invoke(
     model: &Model,
     version: Version,
     cwd: &Path,
+    overrides: &HashMap<String, Override>,
     printer: Printer,
 ) -> anyhow::Result<ExitStatus> {
-    let found: Vec<&SkillView> = skills
-        .iter()
-        .filter(|skill| skill.dir_name == name || skill.spec.name.as_deref() == Some(name))
-        .collect();
-    let Some(skill) = found
-        .iter()
-        .find(|skill| skill.scope == Scope::User)
-        .or_else(|| found.first())
-        .copied()
-    else {
+    let Some(skill) = find_skill(skills, name) else {
         let names: Vec<&str> = skills.iter().map(|skill| skill.dir_name.as_str()).collect();
         return Err(UserError {
             message: format!("no skill called `{name}` was found"),
@@ -485,6 +794,12 @@ fn invoke(
         }
         .into());
     };
+    if args.target.is_claude_code()
+        && version == Version::Current
+        && let Some(refusal) = refusal(skill, overrides.get(&skill.dir_name), args.invoker)
+    {
+        return print_refusal(args, skill, &refusal, printer);
+    }
     if !args.target.is_claude_code() {
         let text = agents::activate(args.target, skill);
         if args.format == PreviewFormat::Json {
@@ -515,7 +830,16 @@ fn invoke(
             InvokerArg::Model => Invoker::Model,
             InvokerArg::User => Invoker::User,
         },
-        args: Some(args.args.clone().unwrap_or_default()),
+        args: Some(match args.invoker {
+            // The typed line is trimmed before it is split into name and arguments.
+            InvokerArg::User => {
+                crate::agent::claude_code::text::js_trim(args.args.as_deref().unwrap_or_default())
+                    .to_owned()
+            }
+            InvokerArg::Model => args.args.clone().unwrap_or_default(),
+        }),
+        invocation_index: args.invocation_index,
+        tokens_left: args.tokens_left.filter(|_| model.legacy),
         session_id: args.session_id.clone(),
         project_dir: project.to_string_lossy().replace('\\', "/"),
         effort: args
@@ -546,6 +870,104 @@ fn invoke(
         });
     }
     print_invocation(skill, &options, &invocation, printer)
+}
+
+/// The skill called `name`: the first of that name in Claude Code's order, as in the listing;
+/// else the first whose frontmatter `name` it is.
+fn find_skill<'a>(skills: &'a [SkillView], name: &str) -> Option<&'a SkillView> {
+    let mut order: Vec<&SkillView> = skills.iter().collect();
+    order.sort_by(|a, b| {
+        a.group
+            .cmp(&b.group)
+            .then_with(|| crate::agent::collate::compare(&a.dir_name, &b.dir_name))
+            .then_with(|| a.tiebreak.cmp(&b.tiebreak))
+            .then_with(|| a.scope.cmp(&b.scope))
+    });
+    order
+        .iter()
+        .find(|skill| skill.dir_name == name)
+        .or_else(|| {
+            order
+                .iter()
+                .find(|skill| skill.spec.name.as_deref() == Some(name))
+        })
+        .copied()
+}
+
+/// Why Claude Code 2.1.332 refuses to invoke `skill`, and how the refusal reaches the model:
+/// a `paths` skill before a matching file was read is unknown; a skill switched off in
+/// `skillOverrides` is refused (for the model also when it is user-invocable only).
+fn refusal(skill: &SkillView, over: Option<&Override>, invoker: InvokerArg) -> Option<Refusal> {
+    let name = &skill.dir_name;
+    if skill.claude.paths {
+        return Some(match invoker {
+            InvokerArg::Model => Refusal::ToolError(format!(
+                "<tool_use_error>Unknown skill: {name}</tool_use_error>"
+            )),
+            InvokerArg::User => Refusal::Local(format!(
+                "no command `/{name}` is available yet: Claude Code lists a skill with `paths` only after a matching file is read, and sends `/{name}` as plain text until then"
+            )),
+        });
+    }
+    match (over, invoker) {
+        (Some(Override::Off | Override::UserInvocableOnly), InvokerArg::Model) => {
+            Some(Refusal::ToolError(format!(
+                "<tool_use_error>Skill {name} is disabled for model invocation in skillOverrides settings</tool_use_error>"
+            )))
+        }
+        (Some(Override::Off), InvokerArg::User) => Some(Refusal::Local(format!(
+            "Skill \"{name}\" is disabled via skillOverrides. Remove the override from your settings to run it. If your organization set it, only an admin can remove it."
+        ))),
+        _ => None,
+    }
+}
+
+/// How Claude Code refuses an invocation.
+enum Refusal {
+    /// The model's Skill call gets an error result.
+    ToolError(String),
+    /// Typed by the user: nothing is sent; the message is shown.
+    Local(String),
+}
+
+fn print_refusal(
+    args: &PreviewArgs,
+    skill: &SkillView,
+    refusal: &Refusal,
+    printer: Printer,
+) -> anyhow::Result<ExitStatus> {
+    let (messages, reason) = match refusal {
+        Refusal::ToolError(text) => (
+            serde_json::json!([{ "role": "user", "to": "main", "content": [
+                { "type": "tool_result", "text": text, "visible": true, "is_error": true }
+            ] }]),
+            text.clone(),
+        ),
+        Refusal::Local(text) => (serde_json::json!([]), text.clone()),
+    };
+    if args.format == PreviewFormat::Json {
+        let document = serde_json::json!({
+            "version": 1,
+            "target": args.target,
+            "skill": skill.dir_name,
+            "invoked_by": match args.invoker {
+                InvokerArg::Model => "model",
+                InvokerArg::User => "user",
+            },
+            "messages": messages,
+            "shell": [],
+            "refused": reason,
+        });
+        let mut out = printer.stdout();
+        serde_json::to_writer_pretty(&mut out, &document)?;
+        writeln!(out)?;
+        out.flush()?;
+    } else {
+        let mut err = printer.stderr();
+        writeln!(err, "  refused: {reason}")?;
+        err.flush()?;
+    }
+    Ok(ExitStatus::Failure)
 }
 
 /// An invocation as text: the text blocks on stdout, the rest of it on stderr.

@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use crate::agent::Target;
 use crate::agent::claude_code::reading::{self as claude_reading, fallback_line};
 use crate::agent::claude_code::shell::split_tools;
+use crate::agent::claude_code::skill_file;
 use crate::skill::frontmatter::Split;
 use crate::skill::model::{SkillDoc, ToolList};
 use crate::skill::{Reading, Skill};
@@ -21,6 +22,13 @@ pub enum Scope {
 #[derive(Clone, Debug)]
 pub struct SkillView {
     pub scope: Scope,
+    /// Where its source comes in Claude Code's listing (user skills, then each project
+    /// folder, nearest first, then legacy commands); ties broken by `tiebreak`.
+    pub group: usize,
+    pub tiebreak: usize,
+    /// A plain `.md` legacy command (`.claude/commands`): no base directory, and
+    /// `Custom command` when it has no text.
+    pub command: bool,
     /// The skill's folder, absolute.
     pub dir: PathBuf,
     /// Its SKILL.md, absolute.
@@ -48,6 +56,10 @@ pub struct ClaudeView {
     /// empty or not a scalar, so the fallback applies.
     pub description: Option<String>,
     pub when_to_use: Option<String>,
+    /// The frontmatter `name` as text, when Claude Code keeps it (2.1.332).
+    pub name: Option<String>,
+    /// The body has no line of text, so the fallback is Claude Code's default (2.1.332).
+    pub no_text: bool,
     /// The first body line, `#`s stripped, cut to 100 characters.
     pub fallback: Option<String>,
     pub disable_model_invocation: bool,
@@ -95,6 +107,9 @@ impl SkillView {
         let mut claude = claude_reading::read(skill, claude_target)
             .map(|(reading, doc)| claude_view(skill, &reading, doc.as_ref()))
             .unwrap_or_default();
+        if claude_target != Target::ClaudeCode2188 {
+            current_claude_view(skill, &mut claude);
+        }
         let mut spec = skill
             .reading()
             .map(|reading| spec_view(skill, reading))
@@ -105,6 +120,12 @@ impl SkillView {
         }
         Some(Self {
             scope,
+            group: match scope {
+                Scope::User => 0,
+                Scope::Project => 1,
+            },
+            tiebreak: 0,
+            command: false,
             file: dir.join(file_name),
             dir,
             dir_name: skill.dir_name.clone(),
@@ -150,6 +171,8 @@ fn claude_view(skill: &Skill, reading: &Reading, doc: Option<&SkillDoc>) -> Clau
     ClaudeView {
         description,
         when_to_use: doc.and_then(|doc| text(doc.when_to_use.as_ref())),
+        name: None,
+        no_text: false,
         fallback: fallback_line(body),
         disable_model_invocation: flag(doc.and_then(|doc| doc.disable_model_invocation.as_ref())),
         user_invocable: doc
@@ -167,6 +190,37 @@ fn claude_view(skill: &Skill, reading: &Reading, doc: Option<&SkillDoc>) -> Clau
             .unwrap_or_default(),
         allowed_tools,
         body: body.trim_start_matches(['\n', '\r']).to_owned(),
+    }
+}
+
+/// What Claude Code 2.1.332 takes from the file as written (line endings and all), read the
+/// way it reads it: its split, Bun's YAML typing and JavaScript's `String()`.
+fn current_claude_view(skill: &Skill, claude: &mut ClaudeView) {
+    let Ok(source) = skill.source() else {
+        return;
+    };
+    let file = skill_file::read(&source.original());
+    claude.description = skill_file::description(file.get("description"));
+    claude.when_to_use = skill_file::text_of(file.get("when_to_use"));
+    claude.name = skill_file::text_of(file.get("name"))
+        .filter(|name| name.chars().map(char::len_utf16).sum::<usize>() <= 256);
+    claude.no_text = skill_file::fallback(&file.body, "").is_empty();
+    claude.fallback = Some(skill_file::fallback(&file.body, "Skill"));
+    claude.paths = skill_file::conditional(file.get("paths"));
+    claude.disable_model_invocation =
+        skill_file::flag(file.get("disable-model-invocation")) == Some(true);
+    claude.body = file.body;
+}
+
+impl SkillView {
+    /// Marks the view as a plain legacy command: its fallback text is Claude Code's for
+    /// commands, and its frontmatter `name` is not used.
+    pub fn as_command(&mut self) {
+        self.command = true;
+        self.claude.name = None;
+        if self.claude.no_text {
+            self.claude.fallback = Some("Custom command".into());
+        }
     }
 }
 

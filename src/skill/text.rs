@@ -42,6 +42,8 @@ pub struct SourceText {
     bom: bool,
     /// Offsets in `text` of each `\n` that replaced a `\r\n` pair, in increasing order.
     crlf: Vec<usize>,
+    /// Offsets in `text` of each `\n` that replaced a lone `\r`, in increasing order.
+    lone_cr: Vec<usize>,
     line_starts: OnceLock<Vec<usize>>,
     /// For every block of [`BLOCK`] bytes, how many characters start before it: columns are
     /// then found without counting a long line from its start for every finding on it.
@@ -83,6 +85,7 @@ impl SourceText {
             text.drain(..BOM.len());
         }
         let mut crlf = Vec::new();
+        let mut lone_cr = Vec::new();
         if text.contains('\r') {
             let mut normalised = String::with_capacity(text.len());
             let mut chars = text.chars().peekable();
@@ -91,6 +94,8 @@ impl SourceText {
                     if chars.peek() == Some(&'\n') {
                         chars.next();
                         crlf.push(normalised.len());
+                    } else {
+                        lone_cr.push(normalised.len());
                     }
                     normalised.push('\n');
                 } else {
@@ -103,6 +108,7 @@ impl SourceText {
             text,
             bom,
             crlf,
+            lone_cr,
             line_starts: OnceLock::new(),
             char_blocks: OnceLock::new(),
         }
@@ -111,6 +117,34 @@ impl SourceText {
     /// The normalised text: no BOM, `\n` line endings.
     pub fn text(&self) -> &str {
         &self.text
+    }
+
+    /// The text exactly as decoded: the BOM and the original line endings put back.
+    pub(crate) fn original(&self) -> String {
+        if !self.bom && self.crlf.is_empty() && self.lone_cr.is_empty() {
+            return self.text.clone();
+        }
+        let mut out = String::with_capacity(self.text.len() + self.crlf.len() + 3);
+        if self.bom {
+            out.push_str(BOM);
+        }
+        let (mut crlf, mut lone) = (self.crlf.iter().peekable(), self.lone_cr.iter().peekable());
+        let mut last = 0;
+        for (at, _) in self.text.match_indices('\n') {
+            out.push_str(&self.text[last..at]);
+            if crlf.peek() == Some(&&at) {
+                crlf.next();
+                out.push_str("\r\n");
+            } else if lone.peek() == Some(&&at) {
+                lone.next();
+                out.push('\r');
+            } else {
+                out.push('\n');
+            }
+            last = at + 1;
+        }
+        out.push_str(&self.text[last..]);
+        out
     }
 
     /// Whether the file started with a UTF-8 byte-order mark.
@@ -130,6 +164,7 @@ impl SourceText {
         self.text.truncate(end);
         self.text.shrink_to_fit();
         self.crlf.retain(|&at| at < end);
+        self.lone_cr.retain(|&at| at < end);
         self.line_starts = OnceLock::new();
         self.char_blocks = OnceLock::new();
     }
@@ -239,6 +274,19 @@ mod tests {
         assert_eq!(source.text(), "---\nname: x\n");
         assert_eq!(source.original_offset(0), 3);
         assert_eq!(source.position(4), Position { line: 2, column: 1 });
+    }
+
+    #[test]
+    fn the_original_text_comes_back_byte_for_byte() {
+        for bytes in [
+            &b"a\r\nb\rc\r\nd"[..],
+            "\u{feff}---\r\nx: 1\r\n---\rbody\n".as_bytes(),
+            b"plain\n",
+            b"\r\r\n\n\r",
+        ] {
+            let source = decode(bytes);
+            assert_eq!(source.original().as_bytes(), bytes);
+        }
     }
 
     #[test]

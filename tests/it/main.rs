@@ -4,6 +4,7 @@
 
 mod cli;
 mod common;
+mod conformance;
 mod docs;
 mod examples;
 mod fixtures;

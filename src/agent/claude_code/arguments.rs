@@ -66,6 +66,79 @@ pub(crate) fn shell_words(args: &str) -> Option<Vec<String>> {
     Some(words)
 }
 
+/// How Claude Code 2.1.332 splits arguments (it parses them as a shell command): the words of
+/// the first command only, up to the first unquoted `;`, `|`, `&`, `<`, `>` or line break, and
+/// without the unquoted `$NAME` expansions after the first word. When that leaves nothing, the
+/// text split at whitespace.
+pub(crate) fn first_command_words(args: &str) -> Vec<String> {
+    let end = unquoted_operator(args).unwrap_or(args.len());
+    let mut kept = Vec::new();
+    for (index, raw) in raw_words(&args[..end]).into_iter().enumerate() {
+        let expansion = raw.strip_prefix('$').is_some_and(|name| {
+            name.starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_' || c == '{')
+        }) && !raw.contains(['\'', '"', '\\']);
+        if index > 0 && expansion {
+            continue;
+        }
+        match shell_words(raw) {
+            Some(words) => kept.extend(words),
+            None => kept.push(raw.to_owned()),
+        }
+    }
+    if kept.is_empty() {
+        args.split_whitespace().map(str::to_owned).collect()
+    } else {
+        kept
+    }
+}
+
+/// The words of `text` as written (quotes and escapes kept), split at unquoted whitespace.
+fn raw_words(text: &str) -> Vec<&str> {
+    let mut words = Vec::new();
+    let mut start: Option<usize> = None;
+    let mut quote: Option<char> = None;
+    let mut chars = text.char_indices();
+    while let Some((at, c)) = chars.next() {
+        if quote.is_none() && c.is_whitespace() {
+            if let Some(begin) = start.take() {
+                words.push(&text[begin..at]);
+            }
+            continue;
+        }
+        start.get_or_insert(at);
+        match (quote, c) {
+            (None | Some('"'), '\\') => {
+                chars.next();
+            }
+            (None, '\'' | '"') => quote = Some(c),
+            (Some(open), _) if c == open => quote = None,
+            _ => {}
+        }
+    }
+    if let Some(begin) = start {
+        words.push(&text[begin..]);
+    }
+    words
+}
+
+/// Where the first unquoted shell operator is.
+fn unquoted_operator(text: &str) -> Option<usize> {
+    let mut quote: Option<char> = None;
+    let mut chars = text.char_indices();
+    while let Some((at, c)) = chars.next() {
+        match (quote, c) {
+            (None | Some('"'), '\\') => {
+                chars.next();
+            }
+            (None, '\'' | '"') => quote = Some(c),
+            (Some(open), _) if c == open => quote = None,
+            (None, ';' | '|' | '&' | '<' | '>' | '\n') => return Some(at),
+            _ => {}
+        }
+    }
+    None
+}
+
 fn is_word(c: char) -> bool {
     c.is_ascii_alphanumeric() || c == '_'
 }
@@ -81,16 +154,22 @@ pub(crate) fn substitute_arguments(
     let Some(args) = args else {
         return (content.to_owned(), false);
     };
-    let parsed =
-        shell_words(args).unwrap_or_else(|| args.split_whitespace().map(str::to_owned).collect());
-    let names = Names::new(names);
-    let out = match version {
-        Version::Current => substitute_once(content, args, &parsed, &names),
-        Version::V2188 => substitute_passes(content, args, &parsed, &names),
+    let parsed = match version {
+        Version::Current => first_command_words(args),
+        Version::V2188 => shell_words(args)
+            .unwrap_or_else(|| args.split_whitespace().map(str::to_owned).collect()),
     };
-    let matched = out != content;
+    let names = Names::new(names);
+    let (out, matched) = match version {
+        Version::Current => substitute_once(content, args, &parsed, &names),
+        Version::V2188 => {
+            let out = substitute_passes(content, args, &parsed, &names);
+            let matched = out != content;
+            (out, matched)
+        }
+    };
     if !matched && !args.is_empty() {
-        return (format!("{content}\n\nARGUMENTS: {args}"), false);
+        return (format!("{out}\n\nARGUMENTS: {args}"), false);
     }
     (out, matched)
 }
@@ -194,7 +273,9 @@ fn placeholder<'a>(
 }
 
 /// 2.1.332: one pass, so values are never re-expanded; `\$` escapes; a missing index stays.
-fn substitute_once(content: &str, args: &str, parsed: &[String], names: &Names) -> String {
+/// Also says whether any placeholder took a value (an escape alone does not count).
+fn substitute_once(content: &str, args: &str, parsed: &[String], names: &Names) -> (String, bool) {
+    let mut substituted = false;
     let mut out = String::with_capacity(content.len());
     let mut rest = content;
     while let Some(at) = rest.find(['$', '\\']) {
@@ -223,6 +304,7 @@ fn substitute_once(content: &str, args: &str, parsed: &[String], names: &Names) 
         let after = &tail[1..];
         match placeholder(after, args, parsed, names, false) {
             Some((len, Some(value))) => {
+                substituted = true;
                 out.push_str(value);
                 rest = &after[len..];
             }
@@ -238,7 +320,7 @@ fn substitute_once(content: &str, args: &str, parsed: &[String], names: &Names) 
         }
     }
     out.push_str(rest);
-    out
+    (out, substituted)
 }
 
 /// 2.1.88: named, indexed, shorthand, then full, each pass over the last one's output; missing
@@ -309,6 +391,25 @@ mod tests {
         assert_eq!(shell_words("a\\ b").unwrap(), ["a b"]);
         assert_eq!(shell_words("'open"), None);
         assert_eq!(shell_words("").unwrap(), Vec::<String>::new());
+    }
+
+    #[test]
+    fn claude_code_takes_the_first_command_s_words() {
+        for (args, words) in [
+            ("$1 $ARGUMENTS", vec!["$1"]),
+            ("a $HOME b", vec!["a", "b"]),
+            ("x $1", vec!["x"]),
+            ("'$1' b", vec!["$1", "b"]),
+            ("a\nb c", vec!["a"]),
+            ("a;b c", vec!["a"]),
+            ("a | b", vec!["a"]),
+            ("a && b c", vec!["a"]),
+            ("a > f b", vec!["a"]),
+            ("\"a;b\" c", vec!["a;b", "c"]),
+            ("; a", vec![";", "a"]),
+        ] {
+            assert_eq!(first_command_words(args), words, "{args:?}");
+        }
     }
 
     #[test]

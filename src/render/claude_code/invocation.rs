@@ -35,6 +35,11 @@ pub struct InvokeOptions {
     /// model would see in its place; `None` shows markers instead. The command layer supplies
     /// it: rendering never runs anything itself.
     pub exec: Option<fn(&str, &str) -> String>,
+    /// Which invocation of the skill in the session (1 for the first).
+    pub invocation_index: usize,
+    /// The tokens left, for the `<total_tokens>` reminder legacy models get after a tool
+    /// result; `None` leaves the reminder out.
+    pub tokens_left: Option<u64>,
 }
 
 /// One block of a message.
@@ -96,18 +101,26 @@ pub fn invoke(skill: &SkillView, options: &InvokeOptions) -> Invocation {
             substituted: false,
         };
     }
+    if options.invocation_index > 1 && options.invoker == Invoker::Model && !skill.claude.fork {
+        return again(name, options);
+    }
     let dir = slash(&skill.dir);
-    let content = format!(
-        "Base directory for this skill: {dir}\n\n{}",
-        skill.claude.body
-    );
+    // A plain legacy command has no folder of its own: no base directory line.
+    let content = if skill.command {
+        skill.claude.body.clone()
+    } else {
+        format!(
+            "Base directory for this skill: {dir}\n\n{}",
+            skill.claude.body
+        )
+    };
     let (mut text, substituted) = substitute_arguments(
         &content,
         options.args.as_deref(),
         &skill.claude.arguments,
         options.version,
     );
-    text = substitute_variables(&text, &dir, options);
+    text = substitute_variables(&text, (!skill.command).then_some(dir.as_str()), options);
     let (text, shell) = inline_shell(&text, &skill.claude.allowed_tools, &dir, options);
     let mut messages = Vec::new();
     if let Some(abort) = shell.iter().find(|command| !command.verdict.runs()) {
@@ -152,7 +165,7 @@ pub fn invoke(skill: &SkillView, options: &InvokeOptions) -> Invocation {
     let mut blocks = match options.invoker {
         Invoker::Model => vec![Block {
             kind: "tool_result",
-            text: format!("Launching skill: {name}"),
+            text: with_reminder(format!("Launching skill: {name}"), options),
             visible: true,
             is_error: false,
         }],
@@ -169,6 +182,50 @@ pub fn invoke(skill: &SkillView, options: &InvokeOptions) -> Invocation {
         shell,
         refused: None,
         substituted,
+    }
+}
+
+/// A skill invoked again in the same session: Claude Code sends a note instead of the content.
+fn again(name: &str, options: &InvokeOptions) -> Invocation {
+    Invocation {
+        messages: vec![Message {
+            role: "user",
+            to: "main",
+            content: vec![
+                Block {
+                    kind: "tool_result",
+                    text: with_reminder(format!("Launching skill: {name}"), options),
+                    visible: true,
+                    is_error: false,
+                },
+                Block {
+                    kind: "text",
+                    text: match options.args.as_deref().filter(|args| !args.is_empty()) {
+                        Some(args) => format!(
+                            "Skill /{name} is already loaded above; instructions unchanged. Arguments: {args}"
+                        ),
+                        None => format!(
+                            "Skill /{name} is already loaded above; instructions unchanged."
+                        ),
+                    },
+                    visible: false,
+                    is_error: false,
+                },
+            ],
+        }],
+        shell: Vec::new(),
+        refused: None,
+        substituted: false,
+    }
+}
+
+/// A tool result with the `<total_tokens>` reminder legacy models get, when it is asked for.
+fn with_reminder(text: String, options: &InvokeOptions) -> String {
+    match options.tokens_left {
+        Some(left) => format!(
+            "{text}\n\n<system-reminder>\n<total_tokens>{left} tokens left</total_tokens>\n</system-reminder>"
+        ),
+        None => text,
     }
 }
 
@@ -228,10 +285,12 @@ fn slash(path: &Path) -> String {
 
 /// `${CLAUDE_SKILL_DIR}`, `${CLAUDE_SESSION_ID}`, and in 2.1.332 `${CLAUDE_PROJECT_DIR}` and
 /// `${CLAUDE_EFFORT}`; anything else stays literal.
-fn substitute_variables(text: &str, dir: &str, options: &InvokeOptions) -> String {
-    let mut out = text
-        .replace("${CLAUDE_SKILL_DIR}", dir)
-        .replace("${CLAUDE_SESSION_ID}", &options.session_id);
+fn substitute_variables(text: &str, dir: Option<&str>, options: &InvokeOptions) -> String {
+    let mut out = match dir {
+        Some(dir) => text.replace("${CLAUDE_SKILL_DIR}", dir),
+        None => text.to_owned(),
+    }
+    .replace("${CLAUDE_SESSION_ID}", &options.session_id);
     if options.version == Version::Current {
         out = out
             .replace("${CLAUDE_PROJECT_DIR}", &options.project_dir)
@@ -251,7 +310,7 @@ fn inline_shell(
 ) -> (String, Vec<ShellCommand>) {
     let tools: Vec<String> = allowed
         .iter()
-        .map(|tool| substitute_variables(tool, dir, options))
+        .map(|tool| substitute_variables(tool, Some(dir), options))
         .collect();
     let permissions = Permissions::new(&tools);
     let mut commands = Vec::new();
