@@ -8,7 +8,7 @@ use anyhow::Context as _;
 
 use super::{ExitStatus, UserError, common};
 use crate::agent::Target;
-use crate::agent::claude_code::listing;
+use crate::agent::claude_code::{discovery, listing};
 use crate::output::Printer;
 use crate::render::agents;
 use crate::render::claude_code::{
@@ -42,6 +42,12 @@ pub struct PreviewArgs {
     /// user-level skill wins a name clash
     #[arg(long = "user", value_name = "DIR")]
     pub user: Vec<PathBuf>,
+
+    /// The home folder Claude Code would run with: its .claude/skills are the user-level
+    /// skills, and its .claude/settings.json and .claude.json are read as Claude Code reads
+    /// them [default: none, so the output does not depend on who runs it]
+    #[arg(long, value_name = "DIR")]
+    pub home: Option<PathBuf>,
 
     /// The agent whose view to render: claude-code, claude-code@2.1.88, skills-ref,
     /// agentskills, codex, gemini-cli, opencode, copilot or goose [default: claude-code]
@@ -153,9 +159,32 @@ pub fn run(args: PreviewArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
     if common::path_problems(&all, printer)? {
         return Ok(ExitStatus::Error);
     }
+    if let Some(home) = &args.home
+        && !home.is_dir()
+    {
+        return Err(UserError {
+            message: format!("--home `{}` is not a folder", home.display()),
+            hints: vec!["pass the folder Claude Code would use as HOME".into()],
+        }
+        .into());
+    }
     let invoking = args.invoke.is_some();
-    let mut skills = load(&args.user, Scope::User, args.target, invoking)?;
-    skills.extend(load(&paths, Scope::Project, args.target, invoking)?);
+    let mut skills = if args.target.is_claude_code() {
+        let mut user: Vec<Source> = args.user.iter().map(|dir| Source::of(dir, true)).collect();
+        if let Some(home) = &args.home
+            && let Some(dir) = discovery::skills_dir_of(home)
+        {
+            user.push(Source::Agent(dir));
+        }
+        let project: Vec<Source> = paths.iter().map(|dir| Source::of(dir, false)).collect();
+        let mut skills = load_sources(&user, Scope::User, args.target, invoking)?;
+        skills.extend(load_sources(&project, Scope::Project, args.target, invoking)?);
+        skills
+    } else {
+        let mut skills = load(&args.user, Scope::User, args.target, invoking)?;
+        skills.extend(load(&paths, Scope::Project, args.target, invoking)?);
+        skills
+    };
 
     let model = Model::named(&args.model);
     let version = if args.target == Target::ClaudeCode2188 {
@@ -175,6 +204,72 @@ pub fn run(args: PreviewArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
         print_agent_index(&args, &index, printer)?;
     }
     Ok(ExitStatus::Success)
+}
+
+/// Where Claude Code's skills come from: a skills folder read as the agent reads it, or any
+/// other folder walked as `validate` walks it (an author's repository, which no agent reads
+/// as such).
+enum Source {
+    Agent(PathBuf),
+    Walk(PathBuf),
+}
+
+impl Source {
+    /// A project or home folder (one holding `.claude/`) gives its skills folder; a folder named
+    /// like a skills folder (`.claude/skills`, or any `--user` folder) is one; anything else is
+    /// walked.
+    fn of(path: &Path, user: bool) -> Self {
+        if let Some(dir) = discovery::skills_dir_of(path) {
+            return Self::Agent(dir);
+        }
+        if path.join(".claude").is_dir() {
+            // A project without skills: nothing to list, but still the agent's view.
+            return Self::Agent(path.join(discovery::SKILLS_DIR));
+        }
+        let named_skills = path.file_name().is_some_and(|name| name == "skills")
+            && path
+                .parent()
+                .and_then(Path::file_name)
+                .is_some_and(|name| name == ".claude");
+        if (user || named_skills) && path.is_dir() && !path.join("SKILL.md").exists() {
+            Self::Agent(path.to_path_buf())
+        } else {
+            Self::Walk(path.to_path_buf())
+        }
+    }
+}
+
+/// The skills of `sources` as Claude Code finds them, in source order (each sorted by name).
+fn load_sources(
+    sources: &[Source],
+    scope: Scope,
+    target: Target,
+    invoke: bool,
+) -> anyhow::Result<Vec<SkillView>> {
+    let mut views = Vec::new();
+    for source in sources {
+        match source {
+            Source::Walk(path) => {
+                views.extend(load(std::slice::from_ref(path), scope, target, invoke)?);
+            }
+            Source::Agent(dir) => {
+                let mut found = discovery::skills_in(dir);
+                found.sort_by(|a, b| a.name.cmp(&b.name));
+                for skill in found {
+                    let Ok(mut loaded) = Skill::load(&skill.file) else {
+                        continue;
+                    };
+                    loaded.dir.clone_from(&skill.dir);
+                    loaded.dir_name.clone_from(&skill.name);
+                    if let Some(view) = SkillView::new(&loaded, scope, target, Vec::new(), invoke)
+                    {
+                        views.push(view);
+                    }
+                }
+            }
+        }
+    }
+    Ok(views)
 }
 
 /// The skills under `paths`, read for rendering, in path order.
@@ -242,7 +337,18 @@ fn index_options(
     let mut overrides = HashMap::new();
     let mut max_desc_chars = listing::CAP_CURRENT;
     let mut fraction = 0.01;
-    if let Some(path) = &args.settings {
+    let from_home = |relative: &str| {
+        args.home
+            .as_ref()
+            .map(|home| home.join(relative))
+            .filter(|path| path.is_file())
+    };
+    let settings_file = args
+        .settings
+        .clone()
+        .or_else(|| from_home(".claude/settings.json"));
+    let usage_file = args.usage.clone().or_else(|| from_home(".claude.json"));
+    if let Some(path) = &settings_file {
         let settings = read_json(path)?;
         if let Some(map) = settings.get("skillOverrides").and_then(|v| v.as_object()) {
             for (name, value) in map {
@@ -271,7 +377,7 @@ fn index_options(
         }
     }
     let mut usage = HashMap::new();
-    if let Some(path) = &args.usage {
+    if let Some(path) = &usage_file {
         let file = read_json(path)?;
         if let Some(map) = file.get("skillUsage").and_then(|v| v.as_object()) {
             for (name, value) in map {

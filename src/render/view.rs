@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use crate::agent::Target;
 use crate::agent::claude_code::reading::{self as claude_reading, fallback_line};
 use crate::agent::claude_code::shell::split_tools;
+use crate::agent::claude_code::skill_file;
 use crate::skill::frontmatter::Split;
 use crate::skill::model::{SkillDoc, ToolList};
 use crate::skill::{Reading, Skill};
@@ -48,6 +49,8 @@ pub struct ClaudeView {
     /// empty or not a scalar, so the fallback applies.
     pub description: Option<String>,
     pub when_to_use: Option<String>,
+    /// The frontmatter `name` as text, when Claude Code keeps it (2.1.332).
+    pub name: Option<String>,
     /// The first body line, `#`s stripped, cut to 100 characters.
     pub fallback: Option<String>,
     pub disable_model_invocation: bool,
@@ -95,6 +98,9 @@ impl SkillView {
         let mut claude = claude_reading::read(skill, claude_target)
             .map(|(reading, doc)| claude_view(skill, &reading, doc.as_ref()))
             .unwrap_or_default();
+        if claude_target != Target::ClaudeCode2188 {
+            current_claude_view(skill, &mut claude);
+        }
         let mut spec = skill
             .reading()
             .map(|reading| spec_view(skill, reading))
@@ -150,6 +156,7 @@ fn claude_view(skill: &Skill, reading: &Reading, doc: Option<&SkillDoc>) -> Clau
     ClaudeView {
         description,
         when_to_use: doc.and_then(|doc| text(doc.when_to_use.as_ref())),
+        name: None,
         fallback: fallback_line(body),
         disable_model_invocation: flag(doc.and_then(|doc| doc.disable_model_invocation.as_ref())),
         user_invocable: doc
@@ -168,6 +175,26 @@ fn claude_view(skill: &Skill, reading: &Reading, doc: Option<&SkillDoc>) -> Clau
         allowed_tools,
         body: body.trim_start_matches(['\n', '\r']).to_owned(),
     }
+}
+
+/// What Claude Code 2.1.332 takes from the file as written (line endings and all), read the
+/// way it reads it: its split, Bun's YAML typing and JavaScript's `String()`.
+fn current_claude_view(skill: &Skill, claude: &mut ClaudeView) {
+    let Ok(bytes) = crate::skill::read_file(&skill.path) else {
+        return;
+    };
+    let Ok(raw) = String::from_utf8(bytes) else {
+        return;
+    };
+    let file = skill_file::read(&raw);
+    claude.description = skill_file::description(file.get("description"));
+    claude.when_to_use = skill_file::text_of(file.get("when_to_use"));
+    claude.name = skill_file::text_of(file.get("name"))
+        .filter(|name| name.chars().map(char::len_utf16).sum::<usize>() <= 256);
+    claude.fallback = Some(skill_file::fallback(&file.body));
+    claude.disable_model_invocation =
+        skill_file::flag(file.get("disable-model-invocation")) == Some(true);
+    claude.body = file.body;
 }
 
 fn spec_view(skill: &Skill, reading: &Reading) -> SpecView {

@@ -40,6 +40,8 @@ pub struct Scalar {
     pub style: Style,
     /// An explicit tag such as `!!str` was written.
     pub tagged: bool,
+    /// The tag's suffix when it is a core-schema tag (`str` for `!!str`), else empty.
+    pub core_tag: String,
 }
 
 /// What a plain scalar means under the YAML 1.2 core schema (what Claude Code's parser uses).
@@ -371,9 +373,22 @@ enum Frame {
 
 /// Parses the YAML in `text[range]`. Spans in the result and in errors are offsets in `text`.
 pub fn parse(text: &str, range: Range<usize>) -> Result<Yaml, YamlError> {
+    parse_with(text, range, false)
+}
+
+/// [`parse`], but a key given twice in one mapping is kept twice (the mapping lists both, in
+/// order), as parsers that let the last one win read it.
+pub fn parse_allowing_duplicates(text: &str, range: Range<usize>) -> Result<Yaml, YamlError> {
+    parse_with(text, range, true)
+}
+
+fn parse_with(text: &str, range: Range<usize>, duplicates: bool) -> Result<Yaml, YamlError> {
     let base = range.start;
     let options = granit_parser::options! { emit_anchor_events: true };
-    let mut builder = Builder::default();
+    let mut builder = Builder {
+        duplicates,
+        ..Builder::default()
+    };
     for event in Parser::new_from_str_with_options(&text[range], options) {
         let offset = |marker: &granit_parser::Marker| base + marker.byte_offset().unwrap_or(0);
         let (event, span) = event.map_err(|error| YamlError {
@@ -396,6 +411,8 @@ pub fn parse(text: &str, range: Range<usize>) -> Result<Yaml, YamlError> {
 #[derive(Default)]
 struct Builder {
     yaml: Yaml,
+    /// Keys may repeat.
+    duplicates: bool,
     stack: Vec<Frame>,
     anchors: HashMap<usize, NodeId>,
     documents: usize,
@@ -442,10 +459,16 @@ impl Builder {
                 } else {
                     value.into_owned()
                 };
+                let core_tag = tag
+                    .as_ref()
+                    .filter(|tag| tag.handle() == "tag:yaml.org,2002:")
+                    .map(|tag| tag.suffix().to_owned())
+                    .unwrap_or_default();
                 let scalar = Scalar {
                     value,
                     style,
                     tagged: tag.is_some(),
+                    core_tag,
                 };
                 self.node(NodeKind::Scalar(scalar), anchor, span)
             }
@@ -550,7 +573,7 @@ impl Builder {
                 let key = &self.yaml.nodes[id.0 as usize];
                 if let NodeKind::Scalar(scalar) = &key.kind {
                     let identity = format!("{:?}:{}", scalar.resolve(), scalar.value);
-                    if let Some(first) = seen.get(&identity) {
+                    if let Some(first) = seen.get(&identity).filter(|_| !self.duplicates) {
                         return Err(YamlError {
                             kind: YamlErrorKind::DuplicateKey {
                                 key: scalar.value.clone(),

@@ -4,7 +4,7 @@
 //! `docs/research/rendering-and-marketplaces.md` A2 (2.1.88). `preview` renders the same listing in
 //! full.
 
-use unicode_general_category::{GeneralCategory, get_general_category};
+use crate::agent::claude_code::text;
 use unicode_width::UnicodeWidthChar as _;
 
 /// The listing's first line.
@@ -33,77 +33,19 @@ impl CapStyle {
     }
 }
 
-/// Claude Code's clean-up of a description or `when_to_use` (captures §3): ANSI escape
-/// sequences removed, each run of control, format and line-separator characters turned into
-/// one space, optionally trimmed, then `<` and `>` escaped.
+/// Claude Code's clean-up of a description or `when_to_use`: JavaScript's `trim` first when
+/// asked (descriptions are trimmed, `when_to_use` is not), then [`text::sanitise`].
 pub(crate) fn sanitise(text: &str, trim: bool) -> String {
-    let mut plain = String::with_capacity(text.len());
-    let mut chars = text.chars().peekable();
-    let mut in_run = false;
-    while let Some(c) = chars.next() {
-        // Escape sequences go whole, as a terminal parser reads them: CSI (`ESC [` or U+009B)
-        // up to its final byte; OSC, DCS, SOS, PM and APC (`ESC ] P X ^ _` or their C1 forms)
-        // up to BEL or ST; any other `ESC x` pair (captures §3: `a\eb` → `a`, and a trailing
-        // U+009F takes the rest of the text with it).
-        let introducer = match c {
-            '\u{1b}' => match chars.next() {
-                Some('[') => Some('['),
-                Some(next @ (']' | 'P' | 'X' | '^' | '_')) => Some(next),
-                _ => None,
-            },
-            '\u{9b}' => Some('['),
-            '\u{9d}' => Some(']'),
-            '\u{90}' | '\u{98}' | '\u{9e}' | '\u{9f}' => Some('P'),
-            _ => {
-                if is_separator(c) {
-                    if !in_run {
-                        plain.push(' ');
-                        in_run = true;
-                    }
-                } else {
-                    in_run = false;
-                    plain.push(c);
-                }
-                continue;
-            }
-        };
-        match introducer {
-            Some('[') => {
-                for next in chars.by_ref() {
-                    if ('@'..='~').contains(&next) {
-                        break;
-                    }
-                }
-            }
-            Some(_) => {
-                while let Some(next) = chars.next() {
-                    if next == '\u{7}' || next == '\u{9c}' {
-                        break;
-                    }
-                    if next == '\u{1b}' && chars.peek() == Some(&'\\') {
-                        chars.next();
-                        break;
-                    }
-                }
-            }
-            None => {}
-        }
-    }
-    let plain = if trim { plain.trim() } else { plain.as_str() };
-    escape(plain)
+    text::sanitise(if trim { text::js_trim(text) } else { text })
 }
 
 fn is_separator(c: char) -> bool {
-    matches!(c, '\u{2028}' | '\u{2029}' | '\u{85}')
-        || matches!(
-            get_general_category(c),
-            GeneralCategory::Control | GeneralCategory::Format
-        )
+    c == '\u{1b}' || text::is_invisible(c)
 }
 
 /// `<` and `>` as entities; nothing else is escaped.
 pub fn escape(text: &str) -> String {
-    text.replace('<', "&lt;").replace('>', "&gt;")
+    text::escape(text)
 }
 
 /// The entry text: `description`, then ` - ` and `when_to_use` when set.
@@ -111,7 +53,7 @@ pub(crate) fn entry_text(description: &str, when_to_use: Option<&str>, style: Ca
     match style {
         CapStyle::Current => {
             let mut text = sanitise(description, true);
-            if let Some(extra) = when_to_use {
+            if let Some(extra) = when_to_use.filter(|extra| !extra.is_empty()) {
                 text.push_str(" - ");
                 text.push_str(&sanitise(extra, false));
             }

@@ -3,9 +3,13 @@
 //! ([`shell`]).
 
 pub mod arguments;
+pub mod discovery;
+pub mod names;
 pub mod listing;
 pub mod reading;
 pub mod shell;
+pub mod skill_file;
+pub mod text;
 
 use serde::Serialize;
 

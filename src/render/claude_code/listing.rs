@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use crate::agent::claude_code::listing::HEADER;
 use crate::agent::claude_code::listing::{self, CapStyle};
-use crate::agent::claude_code::{Model, Version};
+use crate::agent::claude_code::{Model, Version, names};
 use crate::agent::collate;
 use crate::render::view::{Scope, SkillView};
 
@@ -91,6 +91,8 @@ pub struct Index {
 
 struct Line {
     name: String,
+    /// The frontmatter `name`, which may be shown beside the folder's.
+    shown: Option<String>,
     scope: Scope,
     /// The capped entry text; `None` for a name-only override.
     text: Option<String>,
@@ -186,7 +188,7 @@ fn listed(
         Version::V2188 => order.sort_by_key(|skill| skill.scope),
     }
     let mut seen = std::collections::HashSet::new();
-    let mut lines = Vec::new();
+    let mut lines: Vec<Line> = Vec::new();
     for skill in order {
         let name = &skill.dir_name;
         if !seen.insert(name.clone()) {
@@ -197,6 +199,13 @@ fn listed(
             continue;
         }
         let claude = &skill.claude;
+        if options.version == Version::Current && !names::is_accepted_folder(name) {
+            left_out.push((
+                name.clone(),
+                "Claude Code does not load a skill from a folder of this name".into(),
+            ));
+            continue;
+        }
         if claude.disable_model_invocation {
             left_out.push((name.clone(), "disable-model-invocation: true".into()));
             continue;
@@ -226,13 +235,46 @@ fn listed(
         });
         lines.push(Line {
             name: name.clone(),
+            shown: claude.name.clone(),
             scope: skill.scope,
             text: (over != Some(Override::NameOnly)).then(|| listing::capped(&raw, cap)),
             total,
             priority,
         });
     }
+    if options.version == Version::Current {
+        label(&mut lines, skills);
+    }
     lines
+}
+
+/// Claude Code 2.1.332 shows a skill as `folder (name)` when its frontmatter `name` differs
+/// from the folder, may be shown (letters, marks, digits, `_:.-`), passes its name check, and
+/// leads to this skill: no command of Claude Code's, no other skill's folder and no skill
+/// listed earlier answers to it.
+fn label(lines: &mut [Line], skills: &[SkillView]) {
+    let folders: std::collections::HashSet<&str> =
+        skills.iter().map(|skill| skill.dir_name.as_str()).collect();
+    let mut taken: std::collections::HashSet<String> = std::collections::HashSet::new();
+    for line in lines.iter_mut() {
+        let facing = line
+            .shown
+            .take()
+            .filter(|name| !name.is_empty() && names::is_clean_name(name));
+        let Some(shown) = facing else {
+            continue;
+        };
+        let first = taken.insert(shown.clone());
+        if shown != line.name
+            && !line.name.ends_with(&format!(":{shown}"))
+            && names::is_showable(&shown)
+            && !names::COMMAND_NAMES.contains(&shown.as_str())
+            && !folders.contains(shown.as_str())
+            && first
+        {
+            line.name = format!("{} ({shown})", line.name);
+        }
+    }
 }
 
 fn budget(options: &IndexOptions) -> (usize, String) {
