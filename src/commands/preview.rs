@@ -168,6 +168,9 @@ pub fn run(args: PreviewArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
         }
         .into());
     }
+    if matches!(args.target, Target::Codex | Target::GeminiCli) {
+        return super::preview_agent::run(&args, &paths, printer);
+    }
     let invoking = args.invoke.is_some();
     let mut skills = if args.target.is_claude_code() {
         let mut user: Vec<Source> = args.user.iter().map(|dir| Source::of(dir, true)).collect();
