@@ -45,7 +45,9 @@ pub struct PreviewArgs {
 
     /// The home folder Claude Code would run with: its .claude/skills are the user-level
     /// skills, and its .claude/settings.json and .claude.json are read as Claude Code reads
-    /// them [default: none, so the output does not depend on who runs it]
+    /// them (for codex: .codex/skills and .agents/skills; for gemini-cli: .gemini/skills,
+    /// .agents/skills and .gemini/settings.json) [default: none, so the output does not
+    /// depend on who runs it]
     #[arg(long, value_name = "DIR")]
     pub home: Option<PathBuf>,
 
