@@ -171,11 +171,11 @@ fn walk(root: &Path) -> Vec<(PathBuf, String)> {
         {
             continue;
         }
-        let Ok(entries) = std::fs::read_dir(&dir) else {
+        let Ok(entries) = fs_err::read_dir(&dir) else {
             continue;
         };
         let mut entries: Vec<_> = entries.filter_map(Result::ok).collect();
-        entries.sort_by_key(std::fs::DirEntry::file_name);
+        entries.sort_by_key(fs_err::DirEntry::file_name);
         for entry in entries {
             let name = entry.file_name().to_string_lossy().into_owned();
             if name.starts_with('.') {
@@ -192,8 +192,7 @@ fn walk(root: &Path) -> Vec<(PathBuf, String)> {
             };
             if name == "SKILL.md" && kind.is_file() {
                 out.push((path, below));
-            } else if depth < MAX_DEPTH && (kind.is_dir() || (kind.is_symlink() && path.is_dir()))
-            {
+            } else if depth < MAX_DEPTH && (kind.is_dir() || (kind.is_symlink() && path.is_dir())) {
                 queue.push_back((path, below, depth + 1));
             }
         }
@@ -204,7 +203,7 @@ fn walk(root: &Path) -> Vec<(PathBuf, String)> {
 /// Whether the skill's `agents/openai.yaml` lets Codex list it: only
 /// `policy: {allow_implicit_invocation: false}` hides it (it can still be `$`-mentioned).
 fn allows_implicit(dir: &Path) -> bool {
-    let Ok(text) = std::fs::read_to_string(dir.join("agents/openai.yaml")) else {
+    let Ok(text) = fs_err::read_to_string(dir.join("agents/openai.yaml")) else {
         return true;
     };
     let Ok(doc) = yaml::parse(&text, 0..text.len()) else {
@@ -233,7 +232,7 @@ fn value_of(doc: &Yaml, map: yaml::NodeId, key: &str) -> Option<yaml::NodeId> {
 /// Reads one SKILL.md as Codex does: its name, its description and the whole text, or why it
 /// is dropped. `folder` is the name of the folder holding the file (the name fallback).
 pub(crate) fn read(file: &Path, folder: &str) -> Result<(String, String, String), String> {
-    let bytes = std::fs::read(file).map_err(|error| format!("cannot read: {error}"))?;
+    let bytes = fs_err::read(file).map_err(|error| format!("cannot read: {error}"))?;
     let text = String::from_utf8(bytes).map_err(|_| "not UTF-8".to_owned())?;
     let (name, description) = parse(&text, folder)?;
     Ok((name, description, text))
@@ -241,7 +240,8 @@ pub(crate) fn read(file: &Path, folder: &str) -> Result<(String, String, String)
 
 /// The name and description Codex takes from a SKILL.md's text.
 pub(crate) fn parse(text: &str, folder: &str) -> Result<(String, String), String> {
-    let yaml = frontmatter(text).ok_or("no frontmatter (the first line must be `---`, and a later line `---` closes it)")?;
+    let yaml = frontmatter(text)
+        .ok_or("no frontmatter (the first line must be `---`, and a later line `---` closes it)")?;
     let fields = fields(yaml)
         .or_else(|_| fields(&repair(yaml)))
         .map_err(|why| format!("the frontmatter is not read: {why}"))?;
@@ -252,7 +252,9 @@ pub(crate) fn parse(text: &str, folder: &str) -> Result<(String, String), String
         name
     };
     if name.chars().count() > MAX_NAME_CHARS {
-        return Err(format!("the name is longer than {MAX_NAME_CHARS} characters"));
+        return Err(format!(
+            "the name is longer than {MAX_NAME_CHARS} characters"
+        ));
     }
     let description = collapse(fields.description.as_deref().unwrap_or_default());
     if description.is_empty() {
@@ -303,7 +305,7 @@ struct Fields {
     description: Option<String>,
 }
 
-/// The frontmatter read as serde_yaml 0.9 reads it into Codex's struct: `name` and
+/// The frontmatter read as `serde_yaml` 0.9 reads it into Codex's struct: `name` and
 /// `description` optional strings (a plain non-string scalar gives its source text; null,
 /// `~` and empty give none), `metadata` a mapping; other keys ignored. A syntax error, a
 /// duplicate key, a raw control character or a list or mapping where a string is expected is
@@ -331,7 +333,10 @@ fn fields(text: &str) -> Result<Fields, String> {
             "metadata" => match &doc.resolve(*value).kind {
                 NodeKind::Mapping { entries, .. } => {
                     for (key, value) in entries {
-                        if doc.scalar(*key).is_some_and(|k| k.value == "short-description") {
+                        if doc
+                            .scalar(*key)
+                            .is_some_and(|k| k.value == "short-description")
+                        {
                             string(&doc, *value)?;
                         }
                     }
@@ -359,7 +364,7 @@ fn string(doc: &Yaml, id: yaml::NodeId) -> Result<Option<String>, String> {
     }
 }
 
-/// What libyaml (serde_yaml 0.9) refuses and the YAML 1.2 parser here accepts: a tab where a
+/// What libyaml (`serde_yaml` 0.9) refuses and the YAML 1.2 parser here accepts: a tab where a
 /// block scalar's indentation is still being read ("found a tab character where an
 /// indentation space is expected"), and a `\\u`/`\\U` escape of a UTF-16 surrogate in a
 /// double-quoted scalar (libyaml does not pair them).
@@ -513,8 +518,10 @@ fn needs_quotes(value: &str) -> bool {
         let whole = yaml::parse(value, 0..value.len()).ok().is_some_and(|doc| {
             doc.root().is_some_and(|root| {
                 let node = doc.node(root);
-                matches!(node.kind, NodeKind::Sequence { flow: true, .. } | NodeKind::Mapping { flow: true, .. })
-                    && !has_wide_int(&doc, root)
+                matches!(
+                    node.kind,
+                    NodeKind::Sequence { flow: true, .. } | NodeKind::Mapping { flow: true, .. }
+                ) && !has_wide_int(&doc, root)
             })
         });
         return !whole;
@@ -535,7 +542,7 @@ fn has_wide_int(doc: &Yaml, id: yaml::NodeId) -> bool {
     }
 }
 
-/// serde_yaml 0.9 reads these as `u128`/`i128`, which `serde_yaml::Value` refuses.
+/// `serde_yaml` 0.9 reads these as `u128`/`i128`, which `serde_yaml::Value` refuses.
 fn is_wide_int(text: &str) -> bool {
     let (negative, body) = match text.strip_prefix('-') {
         Some(body) => (true, body),
@@ -663,7 +670,9 @@ pub(crate) fn mentioned<'a>(catalog: &'a Catalog, name: &str) -> Result<&'a Skil
         (Some(_), Some(_)) => Err(format!(
             "two or more skills are named `{name}`: Codex injects none of them"
         )),
-        (None, _) => Err(format!("no skill named `{name}` (Codex matches the `name`, not the folder)")),
+        (None, _) => Err(format!(
+            "no skill named `{name}` (Codex matches the `name`, not the folder)"
+        )),
     }
 }
 
@@ -678,7 +687,10 @@ mod tests {
     #[test]
     fn delimiters() {
         assert_eq!(frontmatter("---\nname: x\n---\n"), Some("name: x\n"));
-        assert_eq!(frontmatter("  ---  \r\nname: x\r\n --- \r\n"), Some("name: x\r\n"));
+        assert_eq!(
+            frontmatter("  ---  \r\nname: x\r\n --- \r\n"),
+            Some("name: x\r\n")
+        );
         assert_eq!(frontmatter("\u{feff}---\nname: x\n---\n"), None);
         assert_eq!(frontmatter("---\nname: x\n...\n"), None);
         assert_eq!(frontmatter("---\n---\n"), None);
@@ -693,14 +705,20 @@ mod tests {
         assert_eq!(ok("name: 1.50"), Ok("1.50".into()));
         assert_eq!(ok("name: {a: 1}"), Ok("{a: 1}".into()));
         assert!(ok("name: [a, b]").is_err());
-        assert_eq!(ok(&format!("name: {}", "n".repeat(64))).map(|n| n.len()), Ok(64));
+        assert_eq!(
+            ok(&format!("name: {}", "n".repeat(64))).map(|n| n.len()),
+            Ok(64)
+        );
         assert!(ok(&format!("name: {}", "n".repeat(65))).is_err());
     }
 
     #[test]
     fn descriptions() {
         let ok = |yaml: &str| parsed(&format!("name: n\n{yaml}")).map(|(_, d)| d);
-        assert_eq!(ok("description: Alpha  skill\n  second line."), Ok("Alpha skill second line.".into()));
+        assert_eq!(
+            ok("description: Alpha  skill\n  second line."),
+            Ok("Alpha skill second line.".into())
+        );
         assert!(ok("description:").is_err());
         assert!(ok("description: \"  \"").is_err());
         assert!(ok("").is_err());
@@ -716,8 +734,17 @@ mod tests {
         assert_eq!(ok("foo: a: b\ndescription: good"), Ok("good".into()));
         let long = ok(&format!("description: {}", "a".repeat(1025))).unwrap();
         assert_eq!(long, format!("{}...", "a".repeat(1021)));
-        assert_eq!(ok(&format!("description: {}", "é".repeat(1024))).unwrap().chars().count(), 1024);
-        assert_eq!(ok("description: [123456789012345678901, two]"), Ok("[123456789012345678901, two]".into()));
+        assert_eq!(
+            ok(&format!("description: {}", "é".repeat(1024)))
+                .unwrap()
+                .chars()
+                .count(),
+            1024
+        );
+        assert_eq!(
+            ok("description: [123456789012345678901, two]"),
+            Ok("[123456789012345678901, two]".into())
+        );
         assert!(ok("description: \"\\uD83D\\uDE00\"").is_err());
         assert!(ok("description: |\n  a \u{2029} b").is_err());
         assert!(ok("description: >+\n  \t notes").is_err());

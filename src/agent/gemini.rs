@@ -6,6 +6,7 @@
 //! `getFolderStructure`) and checked on the wire against the real CLI (docs/agents.md,
 //! "Gemini CLI 0.61.0").
 
+use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use crate::agent::collate;
@@ -49,7 +50,7 @@ pub(crate) fn roots(cwd: Option<&Path>, home: Option<&Path>, user: &[PathBuf]) -
 /// The names `skills.disabled` in `~/.gemini/settings.json` turns off (compared without case),
 /// or `None` when `skills.enabled` is false (no skills at all).
 pub(crate) fn disabled(home: &Path) -> Option<Vec<String>> {
-    let Ok(text) = std::fs::read_to_string(home.join(".gemini/settings.json")) else {
+    let Ok(text) = fs_err::read_to_string(home.join(".gemini/settings.json")) else {
         return Some(Vec::new());
     };
     let Ok(settings) = serde_json::from_str::<serde_json::Value>(&text) else {
@@ -105,7 +106,7 @@ pub(crate) fn skill_files(root: &Path) -> Vec<PathBuf> {
     if own.is_file() {
         out.push(own);
     }
-    let Ok(entries) = std::fs::read_dir(root) else {
+    let Ok(entries) = fs_err::read_dir(root) else {
         return out;
     };
     let mut folders: Vec<(Vec<u16>, PathBuf)> = entries
@@ -125,7 +126,7 @@ pub(crate) fn skill_files(root: &Path) -> Vec<PathBuf> {
 /// One SKILL.md, or `None` when Gemini CLI skips it. The file is read as UTF-8 with invalid
 /// bytes replaced.
 pub(crate) fn read(file: &Path) -> Option<Skill> {
-    let bytes = std::fs::read(file).ok()?;
+    let bytes = fs_err::read(file).ok()?;
     let text = String::from_utf8_lossy(&bytes);
     let (yaml, body) = split(&text)?;
     let (name, description) = parse_frontmatter(yaml)?;
@@ -189,7 +190,9 @@ fn js_yaml_strings(text: &str) -> Option<(String, String)> {
             // js-yaml throws on unknown tags; core tags other than !!str give no string.
             return None;
         }
-        let Some(key) = doc.scalar(*key) else { continue };
+        let Some(key) = doc.scalar(*key) else {
+            continue;
+        };
         let slot = match key.value.as_str() {
             "name" => &mut name,
             "description" => &mut description,
@@ -220,7 +223,16 @@ fn is_js_string(scalar: &yaml::Scalar) -> bool {
     let v = scalar.value.as_str();
     !(matches!(
         v,
-        "" | "~" | "null" | "Null" | "NULL" | "true" | "True" | "TRUE" | "false" | "False" | "FALSE"
+        "" | "~"
+            | "null"
+            | "Null"
+            | "NULL"
+            | "true"
+            | "True"
+            | "TRUE"
+            | "false"
+            | "False"
+            | "FALSE"
     ) || js_int(v)
         || js_float(v)
         || js_timestamp(v))
@@ -319,8 +331,7 @@ pub(crate) fn scan(yaml: &str) -> Option<(String, String)> {
             let mut parts = vec![js_trim(rest).to_owned()];
             while let Some(next) = lines.get(index + 1) {
                 let content = next.trim_start_matches([' ', '\t']);
-                if content.len() == next.len() || !content.starts_with(|c: char| !is_js_space(c))
-                {
+                if content.len() == next.len() || !content.starts_with(|c: char| !is_js_space(c)) {
                     break;
                 }
                 parts.push(js_trim(next).to_owned());
@@ -353,14 +364,8 @@ fn key_rest<'a>(line: &'a str, key: &str) -> Option<&'a str> {
 fn is_js_space(c: char) -> bool {
     matches!(
         c,
-        '\t' | '\n'
-            | '\u{B}'
-            | '\u{C}'
-            | '\r'
-            | ' '
-            | '\u{A0}'
-            | '\u{1680}'
-            | '\u{2000}'..='\u{200A}'
+        '\t' | '\n' | '\u{B}' | '\u{C}' | '\r' | ' ' | '\u{A0}' | '\u{1680}' | '\u{2000}'
+            ..='\u{200A}'
                 | '\u{2028}'
                 | '\u{2029}'
                 | '\u{202F}'
@@ -401,67 +406,90 @@ pub(crate) fn activated<'a>(skills: &'a [Skill], name: &str) -> Result<&'a Skill
         .ok_or_else(|| format!("Skill \"{name}\" not found"))
 }
 
+/// A folder read by `readFullStructure`.
+struct Folder {
+    name: String,
+    files: Vec<String>,
+    folders: Vec<usize>,
+    ignored: bool,
+    more_files: bool,
+    more_folders: bool,
+}
+
+impl Folder {
+    fn new(name: &str, ignored: bool) -> Self {
+        Self {
+            name: name.to_owned(),
+            files: Vec::new(),
+            folders: Vec::new(),
+            ignored,
+            more_files: false,
+            more_folders: false,
+        }
+    }
+}
+
 /// A folder as `getFolderStructure` shows it: breadth first, at most [`MAX_ITEMS`] items; in
 /// each folder its files, then its folders, each sorted by `localeCompare`; symlinks not
 /// shown; `node_modules`, `.git`, `dist` and `__pycache__` shown as `name/...`.
 pub(crate) fn folder_structure(dir: &Path) -> String {
-    struct Node {
-        name: String,
-        files: Vec<String>,
-        folders: Vec<usize>,
-        ignored: bool,
-        more_files: bool,
-        more_folders: bool,
+    let folders = read_structure(dir);
+    let mut lines = Vec::new();
+    format_structure(&folders, 0, "", true, true, &mut lines);
+    let mut summary = format!("Showing up to {MAX_ITEMS} items (files + folders).");
+    if truncated(&folders, 0) {
+        let _ = write!(
+            summary,
+            " Folders or files indicated with ... contain more items not shown, were ignored, or the display limit ({MAX_ITEMS} items) was reached."
+        );
     }
-    let mut nodes = vec![Node {
-        name: String::new(),
-        files: Vec::new(),
-        folders: Vec::new(),
-        ignored: false,
-        more_files: false,
-        more_folders: false,
-    }];
+    let dir = dir.to_string_lossy();
+    let slash = if dir.ends_with('/') { "" } else { "/" };
+    format!("{summary}\n\n{dir}{slash}\n{}", lines.join("\n"))
+}
+
+/// `readFullStructure`: the folders, the root first.
+fn read_structure(dir: &Path) -> Vec<Folder> {
+    let mut folders = vec![Folder::new("", false)];
     let mut queue = std::collections::VecDeque::from([(0usize, dir.to_path_buf())]);
     let mut count = 0;
     while let Some((id, path)) = queue.pop_front() {
         if count >= MAX_ITEMS {
             continue;
         }
-        let Ok(read) = std::fs::read_dir(&path) else {
+        let Ok(read) = fs_err::read_dir(&path) else {
             continue;
         };
         let mut entries: Vec<(String, std::fs::FileType)> = read
             .filter_map(Result::ok)
-            .filter_map(|e| Some((e.file_name().to_string_lossy().into_owned(), e.file_type().ok()?)))
+            .filter_map(|e| {
+                Some((
+                    e.file_name().to_string_lossy().into_owned(),
+                    e.file_type().ok()?,
+                ))
+            })
             .collect();
         entries.sort_by(|a, b| collate::compare(&a.0, &b.0));
         for (name, kind) in &entries {
             if kind.is_file() {
                 if count >= MAX_ITEMS {
-                    nodes[id].more_files = true;
+                    folders[id].more_files = true;
                     break;
                 }
-                nodes[id].files.push(name.clone());
+                folders[id].files.push(name.clone());
                 count += 1;
             }
         }
         for (name, kind) in &entries {
             if kind.is_dir() {
                 if count >= MAX_ITEMS {
-                    nodes[id].more_folders = true;
+                    folders[id].more_folders = true;
                     break;
                 }
                 let ignored = IGNORED_FOLDERS.contains(&name.as_str());
-                nodes.push(Node {
-                    name: name.clone(),
-                    files: Vec::new(),
-                    folders: Vec::new(),
-                    ignored,
-                    more_files: false,
-                    more_folders: false,
-                });
-                let child = nodes.len() - 1;
-                nodes[id].folders.push(child);
+                folders.push(Folder::new(name, ignored));
+                let child = folders.len() - 1;
+                folders[id].folders.push(child);
                 count += 1;
                 if !ignored {
                     queue.push_back((child, path.join(name)));
@@ -469,54 +497,72 @@ pub(crate) fn folder_structure(dir: &Path) -> String {
             }
         }
     }
-    fn truncated(nodes: &[Node], id: usize) -> bool {
-        let node = &nodes[id];
-        node.more_files
-            || node.more_folders
-            || node.ignored
-            || node.folders.iter().any(|&child| truncated(nodes, child))
+    folders
+}
+
+fn truncated(folders: &[Folder], id: usize) -> bool {
+    let folder = &folders[id];
+    folder.more_files
+        || folder.more_folders
+        || folder.ignored
+        || folder
+            .folders
+            .iter()
+            .any(|&child| truncated(folders, child))
+}
+
+/// `formatStructure`.
+fn format_structure(
+    folders: &[Folder],
+    id: usize,
+    indent: &str,
+    last: bool,
+    root: bool,
+    out: &mut Vec<String>,
+) {
+    let folder = &folders[id];
+    let connector = if last { "└───" } else { "├───" };
+    if !root || folder.ignored {
+        out.push(format!(
+            "{indent}{connector}{}/{}",
+            folder.name,
+            if folder.ignored { "..." } else { "" }
+        ));
     }
-    fn format(nodes: &[Node], id: usize, indent: &str, last: bool, root: bool, out: &mut Vec<String>) {
-        let node = &nodes[id];
-        let connector = if last { "└───" } else { "├───" };
-        if !root || node.ignored {
-            out.push(format!(
-                "{indent}{connector}{}/{}",
-                node.name,
-                if node.ignored { "..." } else { "" }
-            ));
-        }
-        let inner = if root {
-            String::new()
-        } else {
-            format!("{indent}{}", if last { "    " } else { "│   " })
-        };
-        for (index, file) in node.files.iter().enumerate() {
-            let last_file =
-                index + 1 == node.files.len() && node.folders.is_empty() && !node.more_folders;
-            out.push(format!("{inner}{}{file}", if last_file { "└───" } else { "├───" }));
-        }
-        if node.more_files {
-            let last_mark = node.folders.is_empty() && !node.more_folders;
-            out.push(format!("{inner}{}...", if last_mark { "└───" } else { "├───" }));
-        }
-        for (index, &child) in node.folders.iter().enumerate() {
-            let last_folder = index + 1 == node.folders.len() && !node.more_folders;
-            format(nodes, child, &inner, last_folder, false, out);
-        }
-        if node.more_folders {
-            out.push(format!("{inner}└───..."));
-        }
+    let inner = if root {
+        String::new()
+    } else {
+        format!("{indent}{}", if last { "    " } else { "│   " })
+    };
+    let no_folders = folder.folders.is_empty() && !folder.more_folders;
+    for (index, file) in folder.files.iter().enumerate() {
+        let last_file = index + 1 == folder.files.len() && no_folders;
+        out.push(format!(
+            "{inner}{}{file}",
+            if last_file {
+                "└───"
+            } else {
+                "├───"
+            }
+        ));
     }
-    let mut lines = Vec::new();
-    format(&nodes, 0, "", true, true, &mut lines);
-    let mut summary = format!("Showing up to {MAX_ITEMS} items (files + folders).");
-    if truncated(&nodes, 0) {
-        summary.push_str(&format!(" Folders or files indicated with ... contain more items not shown, were ignored, or the display limit ({MAX_ITEMS} items) was reached."));
+    if folder.more_files {
+        out.push(format!(
+            "{inner}{}...",
+            if no_folders {
+                "└───"
+            } else {
+                "├───"
+            }
+        ));
     }
-    let dir = dir.to_string_lossy();
-    let slash = if dir.ends_with('/') { "" } else { "/" };
-    format!("{summary}\n\n{dir}{slash}\n{}", lines.join("\n"))
+    for (index, &child) in folder.folders.iter().enumerate() {
+        let last_folder = index + 1 == folder.folders.len() && !folder.more_folders;
+        format_structure(folders, child, &inner, last_folder, false, out);
+    }
+    if folder.more_folders {
+        out.push(format!("{inner}└───..."));
+    }
 }
 
 #[cfg(test)]
@@ -525,8 +571,14 @@ mod tests {
 
     #[test]
     fn delimiters() {
-        assert_eq!(split("---\nname: a\n---\nBody\n"), Some(("name: a", "Body\n")));
-        assert_eq!(split("---\r\nname: a\r\n---\r\nB\r\n"), Some(("name: a", "B\r\n")));
+        assert_eq!(
+            split("---\nname: a\n---\nBody\n"),
+            Some(("name: a", "Body\n"))
+        );
+        assert_eq!(
+            split("---\r\nname: a\r\n---\r\nB\r\n"),
+            Some(("name: a", "B\r\n"))
+        );
         assert_eq!(split("---\nname: a\n---x\nB"), Some(("name: a", "")));
         assert_eq!(split("\u{feff}---\nname: a\n---\n"), None);
         assert_eq!(split("---  \nname: a\n---\n"), None);
@@ -536,16 +588,46 @@ mod tests {
     #[test]
     fn yaml_then_scanner() {
         let p = |y: &str| parse_frontmatter(y);
-        assert_eq!(p("name: a\ndescription: \"  padded  \""), Some(("a".into(), "  padded  ".into())));
-        assert_eq!(p("name: a\ndescription: first\n  second\n\n  third"), Some(("a".into(), "first second\nthird".into())));
-        assert_eq!(p("name: 123\ndescription: d"), Some(("123".into(), "d".into())));
-        assert_eq!(p("name: a\ndescription: a: b"), Some(("a".into(), "a: b".into())));
-        assert_eq!(p("name: a\ndescription: !custom thing"), Some(("a".into(), "!custom thing".into())));
-        assert_eq!(p("name: a\ndescription: [a, b]"), Some(("a".into(), "[a, b]".into())));
-        assert_eq!(p("name: a\ndescription: 2024-01-01"), Some(("a".into(), "2024-01-01".into())));
-        assert_eq!(p("name: \"x\"\ndescription:"), Some(("\"x\"".into(), String::new())));
-        assert_eq!(p("name: a\ndescription: \"\""), Some(("a".into(), String::new())));
-        assert_eq!(p("name: a\nmetadata:\n  name: b\ndescription: x: y"), Some(("b".into(), "x: y".into())));
+        assert_eq!(
+            p("name: a\ndescription: \"  padded  \""),
+            Some(("a".into(), "  padded  ".into()))
+        );
+        assert_eq!(
+            p("name: a\ndescription: first\n  second\n\n  third"),
+            Some(("a".into(), "first second\nthird".into()))
+        );
+        assert_eq!(
+            p("name: 123\ndescription: d"),
+            Some(("123".into(), "d".into()))
+        );
+        assert_eq!(
+            p("name: a\ndescription: a: b"),
+            Some(("a".into(), "a: b".into()))
+        );
+        assert_eq!(
+            p("name: a\ndescription: !custom thing"),
+            Some(("a".into(), "!custom thing".into()))
+        );
+        assert_eq!(
+            p("name: a\ndescription: [a, b]"),
+            Some(("a".into(), "[a, b]".into()))
+        );
+        assert_eq!(
+            p("name: a\ndescription: 2024-01-01"),
+            Some(("a".into(), "2024-01-01".into()))
+        );
+        assert_eq!(
+            p("name: \"x\"\ndescription:"),
+            Some(("\"x\"".into(), String::new()))
+        );
+        assert_eq!(
+            p("name: a\ndescription: \"\""),
+            Some(("a".into(), String::new()))
+        );
+        assert_eq!(
+            p("name: a\nmetadata:\n  name: b\ndescription: x: y"),
+            Some(("b".into(), "x: y".into()))
+        );
         assert_eq!(p("Name: a\ndescription: d"), None);
         assert_eq!(p("description: d"), None);
     }
@@ -558,7 +640,20 @@ mod tests {
             tagged: false,
             core_tag: String::new(),
         };
-        for text in ["1_000", "0x1F", "0o17", "017", "1e3", "1.50", ".5", "0.", "+12", "true", "~", "2024-01-01"] {
+        for text in [
+            "1_000",
+            "0x1F",
+            "0o17",
+            "017",
+            "1e3",
+            "1.50",
+            ".5",
+            "0.",
+            "+12",
+            "true",
+            "~",
+            "2024-01-01",
+        ] {
             assert!(!is_js_string(&plain(text)), "{text}");
         }
         for text in ["-.5", "0o8", "0xg", "yes", "on", "1:30", "0b", "hello"] {
@@ -581,7 +676,10 @@ mod tests {
             body: name.into(),
         };
         let skills = [skill("Clash"), skill("clash")];
-        assert_eq!(activated(&skills, "clash").map(|s| s.body.as_str()), Ok("Clash"));
+        assert_eq!(
+            activated(&skills, "clash").map(|s| s.body.as_str()),
+            Ok("Clash")
+        );
         assert!(activated(&skills, "CLASH").is_err());
     }
 }

@@ -53,93 +53,9 @@ pub(crate) fn run(
     let user: Vec<PathBuf> = args.user.iter().map(|dir| absolute(dir)).collect();
     let given = classify(args.target, args, paths);
     let (text, role, report) = if args.target == Target::Codex {
-        let mut roots = Vec::new();
-        let mut first = true;
-        for item in &given {
-            match item {
-                Given::Project(dir) => {
-                    let (home, user) = if first {
-                        (home.as_deref(), user.as_slice())
-                    } else {
-                        (None, &[][..])
-                    };
-                    roots.extend(codex::roots(Some(dir), home, user));
-                    first = false;
-                }
-                Given::Folder(dir) => roots.extend(
-                    std::fs::canonicalize(dir)
-                        .ok()
-                        .map(|path| codex::Root { path, scope: codex::Scope::Repo }),
-                ),
-            }
-        }
-        if first {
-            roots.extend(codex::roots(None, home.as_deref(), &user));
-        }
-        let catalog = codex::load(roots);
-        if let Some(name) = &args.invoke {
-            let skill = codex::mentioned(&catalog, name).map_err(|message| UserError {
-                message,
-                hints: vec!["Codex injects a skill for `$name` in the prompt, by its `name`".into()],
-            })?;
-            (agents::codex_activation(skill), "user", serde_json::Value::Null)
-        } else {
-            let window = args.context_window.unwrap_or(codex::DEFAULT_CONTEXT_WINDOW);
-            let limit = codex::budget(window);
-            let (text, notes) = agents::codex_listing(&catalog, limit);
-            let mut left_out = catalog.dropped.clone();
-            left_out.extend(notes);
-            let report = serde_json::json!({
-                "placement": "a developer-role input item (input[2] for the default model gpt-6.2-sol, input[1] for gpt-5.5); Codex's bundled system skills, listed first when enabled, are not shown",
-                "budget": { "tokens": limit, "context_window": window },
-                "chars": text.chars().count(),
-                "tokens": crate::agent::estimate_tokens(&text),
-                "left_out": left_out,
-            });
-            (text, "developer", report)
-        }
+        codex_view(args, &given, home.as_deref(), &user)?
     } else {
-        let mut roots = Vec::new();
-        let mut first = true;
-        for item in &given {
-            match item {
-                Given::Project(dir) => {
-                    let (home, user) = if first {
-                        (home.as_deref(), user.as_slice())
-                    } else {
-                        (None, &[][..])
-                    };
-                    roots.extend(gemini::roots(Some(dir), home, user));
-                    first = false;
-                }
-                Given::Folder(dir) => roots.push(dir.clone()),
-            }
-        }
-        if first {
-            roots.splice(0..0, gemini::roots(None, home.as_deref(), &user));
-        }
-        let disabled = match &home {
-            Some(home) => gemini::disabled(home),
-            None => Some(Vec::new()),
-        };
-        let skills = disabled.map_or_else(Vec::new, |off| gemini::load(&roots, &off));
-        if let Some(name) = &args.invoke {
-            let skill = gemini::activated(&skills, name).map_err(|message| UserError {
-                message: format!("activate_skill({name:?}): {message}"),
-                hints: vec!["the model must pass a listed name exactly".into()],
-            })?;
-            (agents::gemini_activation(name, skill), "tool", serde_json::Value::Null)
-        } else {
-            let text = agents::gemini_listing(&skills);
-            let report = serde_json::json!({
-                "placement": "the system instruction; Gemini CLI's builtin skills (skill-creator, antigravity-support), listed first unless disabled, are not shown",
-                "budget": null,
-                "chars": text.chars().count(),
-                "tokens": crate::agent::estimate_tokens(&text),
-                "left_out": [],
-            });
-            (text, "system", report)
-        }
+        gemini_view(args, &given, home.as_deref(), &user)?
     };
     if args.format == PreviewFormat::Json {
         let document = serde_json::json!({
@@ -191,4 +107,109 @@ pub(crate) fn run(
         err.flush()?;
     }
     Ok(ExitStatus::Success)
+}
+
+/// The text, the message role and the report for `preview --target codex`.
+fn codex_view(
+    args: &PreviewArgs,
+    given: &[Given],
+    home: Option<&Path>,
+    user: &[PathBuf],
+) -> anyhow::Result<(String, &'static str, serde_json::Value)> {
+    let mut roots = Vec::new();
+    let mut first = true;
+    for item in given {
+        match item {
+            Given::Project(dir) => {
+                let (home, user) = if first { (home, user) } else { (None, &[][..]) };
+                roots.extend(codex::roots(Some(dir), home, user));
+                first = false;
+            }
+            Given::Folder(dir) => {
+                roots.extend(std::fs::canonicalize(dir).ok().map(|path| codex::Root {
+                    path,
+                    scope: codex::Scope::Repo,
+                }));
+            }
+        }
+    }
+    if first {
+        roots.extend(codex::roots(None, home, user));
+    }
+    let catalog = codex::load(roots);
+    Ok(if let Some(name) = &args.invoke {
+        let skill = codex::mentioned(&catalog, name).map_err(|message| UserError {
+            message,
+            hints: vec!["Codex injects a skill for `$name` in the prompt, by its `name`".into()],
+        })?;
+        (
+            agents::codex_activation(skill),
+            "user",
+            serde_json::Value::Null,
+        )
+    } else {
+        let window = args.context_window.unwrap_or(codex::DEFAULT_CONTEXT_WINDOW);
+        let limit = codex::budget(window);
+        let (text, notes) = agents::codex_listing(&catalog, limit);
+        let mut left_out = catalog.dropped.clone();
+        left_out.extend(notes);
+        let report = serde_json::json!({
+            "placement": "a developer-role input item (input[2] for the default model gpt-6.2-sol, input[1] for gpt-5.5); Codex's bundled system skills, listed first when enabled, are not shown",
+            "budget": { "tokens": limit, "context_window": window },
+            "chars": text.chars().count(),
+            "tokens": crate::agent::estimate_tokens(&text),
+            "left_out": left_out,
+        });
+        (text, "developer", report)
+    })
+}
+
+/// The text, the message role and the report for `preview --target gemini-cli`.
+fn gemini_view(
+    args: &PreviewArgs,
+    given: &[Given],
+    home: Option<&Path>,
+    user: &[PathBuf],
+) -> anyhow::Result<(String, &'static str, serde_json::Value)> {
+    let mut roots = Vec::new();
+    let mut first = true;
+    for item in given {
+        match item {
+            Given::Project(dir) => {
+                let (home, user) = if first { (home, user) } else { (None, &[][..]) };
+                roots.extend(gemini::roots(Some(dir), home, user));
+                first = false;
+            }
+            Given::Folder(dir) => roots.push(dir.clone()),
+        }
+    }
+    if first {
+        roots.splice(0..0, gemini::roots(None, home, user));
+    }
+    let disabled = match home {
+        Some(home) => gemini::disabled(home),
+        None => Some(Vec::new()),
+    };
+    let skills = disabled.map_or_else(Vec::new, |off| gemini::load(&roots, &off));
+    Ok(if let Some(name) = &args.invoke {
+        let skill = gemini::activated(&skills, name).map_err(|message| UserError {
+            message: format!("activate_skill({name:?}): {message}"),
+            hints: vec!["the model must pass a listed name exactly".into()],
+        })?;
+        (
+            agents::gemini_activation(name, skill),
+            "tool",
+            serde_json::Value::Null,
+        )
+    } else {
+        let text = agents::gemini_listing(&skills);
+        let report = serde_json::json!({
+            "placement": "the system instruction; Gemini CLI's builtin skills (skill-creator, antigravity-support), listed first unless disabled, are not shown",
+            "budget": null,
+            "chars": text.chars().count(),
+            "tokens": crate::agent::estimate_tokens(&text),
+            "left_out": [],
+        });
+        (text, "system", report)
+    })
 }

@@ -279,7 +279,10 @@ pub(crate) fn codex_listing(
     text.push_str("### Available skills\n");
     for ((skill, (min, description)), kept) in listed.iter().zip(&mins).zip(kept) {
         let Some(kept) = kept else {
-            notes.push((skill.name.clone(), "over the catalog budget: left out".into()));
+            notes.push((
+                skill.name.clone(),
+                "over the catalog budget: left out".into(),
+            ));
             continue;
         };
         let total = description.chars().count();
