@@ -575,6 +575,17 @@ pub(crate) fn budget(context_window: usize) -> usize {
     context_window * 2 / 100
 }
 
+/// Bytes of the roots table the budget does not charge for [inferred].
+pub(crate) const FREE_ROOTS_BYTES: usize = 142;
+
+/// The tokens left for skill lines when the roots table takes `table_bytes` (its lines with
+/// their line breaks): a long roots table shortens the descriptions. [inferred: fitted to 11
+/// runs of one 130-skill catalog under roots of growing path length, one and two roots; the
+/// deduction is `ceil((table_bytes - 142) / 4)` tokens, none below 142 bytes.]
+pub(crate) fn skills_limit(limit: usize, table_bytes: usize) -> usize {
+    limit.saturating_sub(table_bytes.saturating_sub(FREE_ROOTS_BYTES).div_ceil(4))
+}
+
 /// The tokens a listing line costs: its UTF-8 bytes with the line break, divided by 4,
 /// rounded up.
 fn cost(bytes: usize) -> usize {
@@ -762,5 +773,8 @@ mod tests {
         assert_eq!(fit(&entries, 16), vec![Some(4), Some(2)]);
         assert_eq!(fit(&entries, 7), vec![Some(0), None]);
         assert_eq!(budget(DEFAULT_CONTEXT_WINDOW), 10_000);
+        assert_eq!(skills_limit(10_000, 103), 10_000);
+        assert_eq!(skills_limit(10_000, 181), 9_990);
+        assert_eq!(skills_limit(10_000, 421), 9_930);
     }
 }

@@ -269,12 +269,19 @@ pub(crate) fn codex_listing(
             )
         })
         .collect();
-    let kept = codex_rules::fit(&mins, limit);
+    let table: Vec<String> = used
+        .iter()
+        .enumerate()
+        .map(|(n, &root)| format!("- `r{n}` = `{}`", path(&catalog.roots[root].path)))
+        .collect();
+    let table_bytes = table.iter().map(|line| line.len() + 1).sum();
+    let kept = codex_rules::fit(&mins, codex_rules::skills_limit(limit, table_bytes));
     let mut text = String::from(
         "<skills_instructions>\n## Skills\nA skill is a set of local instructions to follow that is stored in a `SKILL.md` file. Below is the list of skills that can be used. Each entry includes a name, description, and a short path that can be expanded into an absolute path using the skill roots table.\n### Skill roots\n",
     );
-    for (n, &root) in used.iter().enumerate() {
-        let _ = writeln!(text, "- `r{n}` = `{}`", path(&catalog.roots[root].path));
+    for line in &table {
+        text.push_str(line);
+        text.push('\n');
     }
     text.push_str("### Available skills\n");
     for ((skill, (min, description)), kept) in listed.iter().zip(&mins).zip(kept) {
