@@ -232,7 +232,7 @@ def _folder(rng: random.Random, taken: set[str]) -> str:
 def scenario(seed: int, index: int, agent: str = "claude-code") -> dict:
     rng = random.Random(f"{seed}:{index}:{agent}")
     cls = CLASSES[index % len(CLASSES)] if agent == "claude-code" else rng.choice(
-        ("yaml-values", "sanitise", "fallback", "name", "discovery", "ordinary", "ordinary"))
+        OTHER_CLASSES[agent])
     tree: dict = {}
     taken: set[str] = set()
     skills_dir = {"claude-code": "project/.claude/skills", "codex": "project/.agents/skills",
@@ -305,12 +305,99 @@ def scenario(seed: int, index: int, agent: str = "claude-code") -> dict:
                                    "claude-sonnet-4-6", "claude-opus-5-5"))
         if rng.random() < 0.5:
             out["invoke"] = {"skill": folders[0], "args": rng.choice((None, "x")), "as": "model"}
+    if agent != "claude-code" and cls in AGENT_CLASSES:
+        _agent_class(rng, agent, cls, tree, folders, taken, out)
     if out["invoke"] is None and cls in ("yaml-values", "sanitise", "ordinary", "name") and rng.random() < 0.3:
         folder = folders[0]
         if f"{skills_dir}/{folder}/SKILL.md" in tree:
             out["invoke"] = {"skill": folder, "args": rng.choice((None, "one two")),
                              "as": rng.choice(("model", "user"))}
     return out
+
+
+# Codex and Gemini CLI: the generic classes, plus what only they do. `roots`: skills in every
+# folder the agent reads (Codex: .codex/skills in the project and CODEX_HOME, ~/.agents/skills,
+# .agents/skills from a git root above the project; Gemini: ~/.gemini, ~/.agents, ./.gemini,
+# ./.agents); `clash`: one name in several of them; `crlf`; `resources`: files beside the
+# invoked skill (Gemini lists them); `budget` and `policy` (Codex's catalog budget and
+# agents/openai.yaml).
+OTHER_CLASSES = {
+    "codex": ("yaml-values", "sanitise", "fallback", "name", "discovery", "ordinary", "ordinary",
+              "roots", "clash", "crlf", "budget", "policy"),
+    "gemini-cli": ("yaml-values", "sanitise", "fallback", "name", "discovery", "ordinary",
+                   "ordinary", "roots", "clash", "crlf", "resources"),
+}
+AGENT_CLASSES = ("roots", "clash", "crlf", "resources", "budget", "policy")
+AGENT_DIRS = {
+    "codex": ("project/.agents/skills", "project/.codex/skills", "home/.codex/skills",
+              "home/.agents/skills", ".agents/skills"),
+    "gemini-cli": ("project/.agents/skills", "project/.gemini/skills", "home/.gemini/skills",
+                   "home/.agents/skills"),
+}
+
+
+def _agent_class(rng: random.Random, agent: str, cls: str, tree: dict, folders: list[str],
+                 taken: set[str], out: dict) -> None:
+    dirs = AGENT_DIRS[agent]
+    skills = [k for k in tree if k.endswith("/SKILL.md")]
+    if cls == "roots":
+        if agent == "codex" and rng.random() < 0.7:
+            tree[".git/HEAD"] = "ref: refs/heads/main\n"
+        for where in rng.sample(dirs, k=rng.randint(2, len(dirs))):
+            folder = _folder(rng, taken)
+            folders.append(folder)
+            tree[f"{where}/{folder}/SKILL.md"] = skill_md(rng, "ordinary", folder)
+        if rng.random() < 0.5:
+            out["invoke"] = {"skill": rng.choice(folders)}
+    elif cls == "clash":
+        name = rng.choice(folders)
+        for where in rng.sample(dirs, k=rng.randint(2, len(dirs))):
+            folder = name if rng.random() < 0.7 else _folder(rng, taken)
+            tree[f"{where}/{folder}/SKILL.md"] = skill_md(
+                rng, "ordinary", rng.choice((name, name, name.upper(), name.title())))
+        if agent == "codex" and rng.random() < 0.5:
+            tree[".git/HEAD"] = "ref: refs/heads/main\n"
+        out["invoke"] = {"skill": name} if rng.random() < 0.6 else None
+    elif cls == "crlf":
+        for key in skills:
+            if rng.random() < 0.8:
+                text = tree[key].replace("\n", "\r\n")
+                if rng.random() < 0.3:
+                    text = text.replace("---\r\n", "--- \r\n", 1)
+                if rng.random() < 0.3:
+                    text += rng.choice(("\r\n", "\r\n\r\n", ""))
+                tree[key] = text
+        out["invoke"] = {"skill": skills[0].split("/")[-2]}
+    elif cls == "resources":
+        key = skills[0]
+        base = key[: -len("/SKILL.md")]
+        for _ in range(rng.randint(0, 12)):
+            tree[base + "/" + rng.choice((
+                "scripts/run.py", "references/REFERENCE.md", "references/_x.md",
+                "references/Ä.md", "references/b.md", "assets/logo.txt", ".env", "README.md",
+                "node_modules/pkg/index.js", "dist/out.js", "__pycache__/m.pyc", ".hidden/x",
+                "a/b/c/d.txt", "Zeta.md", "zeta.md", "10.md", "9.md", "notes.md",
+            ))] = "x\n"
+        if rng.random() < 0.3:
+            tree[base + "/link.md"] = {"symlink": "SKILL.md"}
+        if rng.random() < 0.2:
+            for number in range(rng.randint(190, 215)):
+                tree[f"{base}/many/f{number:03d}.txt"] = "x\n"
+        out["invoke"] = {"skill": base.split("/")[-1]}
+    elif cls == "budget":
+        for number in range(rng.randint(30, 90)):
+            folder = f"bulk-{number:03d}-{_words(rng, 1, 1)}"
+            words = " ".join(rng.choice(WORDS + tuple(SCRIPTS)) for _ in range(rng.randint(20, 220)))
+            tree[f"project/.agents/skills/{folder}/SKILL.md"] = (
+                f"---\nname: {folder}\ndescription: {words}\n---\n# {folder}\n")
+    elif cls == "policy":
+        for key in rng.sample(skills, k=rng.randint(1, len(skills))):
+            tree[key[: -len("SKILL.md")] + "agents/openai.yaml"] = rng.choice((
+                "policy:\n  allow_implicit_invocation: false\n",
+                "policy:\n  allow_implicit_invocation: true\n",
+                "interface:\n  display_name: X\n", "policy: {allow_implicit_invocation: false}\n",
+            ))
+        out["invoke"] = {"skill": rng.choice(skills).split("/")[-2]}
 
 
 def _discovery(rng: random.Random, tree: dict, skills_dir: str, taken: set[str]) -> None:

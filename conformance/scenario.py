@@ -127,8 +127,10 @@ def run_preview(skillpkg: Path, scenario: dict, root: Path, session: str | None)
 
 def entries_only(listing: str | None) -> str:
     """A listing with no entry of the user's is nothing to compare: the agent sends only its
-    own skills then, which `preview` does not render."""
-    if not listing or not any(line.startswith("- ") for line in listing.split("\n")):
+    own skills then, which `preview` does not render. (Entries are `- ` lines for Claude Code
+    and Codex, `  <skill>` blocks for Gemini CLI.)"""
+    if not listing or not any(line.startswith(("- ", "  <skill>"))
+                              for line in listing.split("\n")):
         return ""
     return listing
 

@@ -4,12 +4,15 @@
 //!
 //! This is the one home of that knowledge: `check` (validate and lint) and `render` (preview)
 //! both ask here, so they cannot disagree about the same skill. [`Target`] names an agent
-//! version; [`claude_code`] holds Claude Code's behaviour; [`collate`] the name order that
+//! version; [`claude_code`] holds Claude Code's behaviour, [`codex`] Codex CLI's and
+//! [`gemini`] Gemini CLI's; [`collate`] the name order that
 //! JavaScript agents use. Where each fact comes from is in `docs/agents.md`.
 
 pub mod claude_ai;
 pub mod claude_code;
+pub(crate) mod codex;
 pub mod collate;
+pub(crate) mod gemini;
 mod target;
 
 pub use target::{DEFAULT_TARGETS, Family, Target, UnknownTarget};

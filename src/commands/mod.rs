@@ -5,6 +5,7 @@ pub mod init;
 pub mod lint;
 pub mod package;
 pub mod preview;
+mod preview_agent;
 pub mod registry;
 pub mod rule;
 pub mod validate;

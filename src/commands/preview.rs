@@ -45,9 +45,11 @@ pub struct PreviewArgs {
     #[arg(long = "user", value_name = "DIR")]
     pub user: Vec<PathBuf>,
 
-    /// The home folder Claude Code would run with: its .claude/skills and .claude/commands are
-    /// the user's, and its .claude/settings.json and .claude.json are read as Claude Code reads
-    /// them [default: none, so the output does not depend on who runs it; pass ~ for yours]
+    /// The home folder the agent would run with: for Claude Code, its .claude/skills and
+    /// .claude/commands are the user's, and its .claude/settings.json and .claude.json are read
+    /// as Claude Code reads them; for codex, .codex/skills and .agents/skills; for gemini-cli,
+    /// .gemini/skills, .agents/skills and .gemini/settings.json [default: none, so the output
+    /// does not depend on who runs it; pass ~ for yours]
     #[arg(long, value_name = "DIR")]
     pub home: Option<PathBuf>,
 
@@ -186,6 +188,9 @@ pub fn run(args: PreviewArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
             hints: vec!["pass the folder Claude Code would use as HOME".into()],
         }
         .into());
+    }
+    if matches!(args.target, Target::Codex | Target::GeminiCli) {
+        return super::preview_agent::run(&args, &paths, printer);
     }
     let invoking = args.invoke.is_some();
     let model = Model::named(&args.model);

@@ -1,14 +1,15 @@
 //! Listings and activation payloads of the agents other than Claude Code: the reference
 //! validator's `to-prompt` (`docs/research/spec-and-refs.md` §2.4), the agentskills.io client
-//! guide (§1.5), Codex and Gemini CLI as captured (`docs/research/claude-code-captures.md` §11),
-//! and OpenCode, Copilot and Goose from their source
-//! (`docs/research/rendering-and-marketplaces.md` A4).
+//! guide (§1.5), OpenCode, Copilot and Goose from their source
+//! (`docs/research/rendering-and-marketplaces.md` A4), and Codex CLI 0.171.0 and Gemini CLI
+//! 0.61.0 as run (`docs/agents.md`; the rules are in [`crate::agent::codex`] and
+//! [`crate::agent::gemini`]).
 
 use std::fmt::Write as _;
 
 use super::view::SkillView;
 use crate::agent::Target;
-use crate::agent::collate;
+use crate::agent::{codex as codex_rules, collate, gemini as gemini_rules};
 
 /// A listing: its text, the skills it leaves out and why.
 #[derive(Clone, Debug, Default, serde::Serialize)]
@@ -69,11 +70,6 @@ pub fn index(target: Target, skills: &[SkillView]) -> AgentIndex {
         Target::SkillsRef => (
             skills_ref(&named(skills, &mut left_out)),
             "returned by `skills-ref to-prompt`; the agent puts it in its system prompt",
-        ),
-        Target::Codex => (codex(skills), "a developer-role input item (`input[1]`)"),
-        Target::GeminiCli => (
-            gemini(&named(skills, &mut left_out)),
-            "the system instruction",
         ),
         Target::OpenCode => (opencode(&named(skills, &mut left_out)), "the system prompt"),
         Target::Copilot => (
@@ -139,74 +135,6 @@ fn agentskills(skills: &[(&SkillView, String, String)]) -> String {
     text
 }
 
-/// Codex 0.171 (captures §11): a roots table, then `- name: description (file: rN/…)` sorted
-/// by name; `r0` is always Codex's own system root, so the user's roots start at `r1`.
-fn codex(skills: &[SkillView]) -> String {
-    let mut roots: Vec<String> = Vec::new();
-    let mut entries: Vec<(String, String, String)> = Vec::new();
-    for skill in skills {
-        let root = skill.dir.parent().map(path).unwrap_or_default();
-        let index = roots
-            .iter()
-            .position(|seen| *seen == root)
-            .unwrap_or_else(|| {
-                roots.push(root.clone());
-                roots.len() - 1
-            });
-        let name = skill
-            .spec
-            .name
-            .clone()
-            .filter(|name| !name.is_empty())
-            .unwrap_or_else(|| skill.dir_name.clone());
-        let description = skill.spec.description.clone().unwrap_or_default();
-        let description = description.split_whitespace().collect::<Vec<_>>().join(" ");
-        entries.push((
-            name,
-            description,
-            format!("r{}/{}/SKILL.md", index + 1, skill.dir_name),
-        ));
-    }
-    entries.sort_by(|a, b| a.0.cmp(&b.0));
-    let mut text = String::from(
-        "<skills_instructions>\n## Skills\nA skill is a set of local instructions to follow that is stored in a `SKILL.md` file. Below is the list of skills that can be used. Each entry includes a name, description, and a short path that can be expanded into an absolute path using the skill roots table.\n### Skill roots\n",
-    );
-    text.push_str("- `r0` = ⟨Codex's own system skills⟩\n");
-    for (index, root) in roots.iter().enumerate() {
-        let _ = writeln!(text, "- `r{}` = `{root}`", index + 1);
-    }
-    text.push_str("### Available skills\n");
-    for (name, description, file) in entries {
-        let _ = writeln!(text, "- {name}: {description} (file: {file})");
-    }
-    text.push_str("</skills_instructions>");
-    text
-}
-
-/// Gemini CLI 0.61 (captures §11): raw descriptions, absolute locations.
-fn gemini(skills: &[(&SkillView, String, String)]) -> String {
-    let mut text = String::from(
-        "# Available Agent Skills\n\nYou have access to the following specialized skills. To activate a skill and receive its detailed instructions, you can call the `activate_skill` tool with the skill's name.\n\n<available_skills>\n",
-    );
-    for (skill, name, _) in skills {
-        let raw = raw_description(skill).unwrap_or_default();
-        let _ = write!(
-            text,
-            "  <skill>\n    <name>{name}</name>\n    <description>{raw}</description>\n    <location>{}</location>\n  </skill>\n",
-            path(&skill.file)
-        );
-    }
-    text.push_str("</available_skills>");
-    text
-}
-
-/// The description exactly as YAML gives it, untrimmed.
-fn raw_description(skill: &SkillView) -> Option<String> {
-    let source = crate::skill::text::SourceText::from_string(skill.text.clone());
-    let reading = crate::skill::Reading::new(&source, crate::skill::frontmatter::Reader::SKILLPKG);
-    reading.doc?.description?.value.ok()
-}
-
 /// OpenCode: its two instruction lines, then the catalog with `file://` locations, by name.
 fn opencode(skills: &[(&SkillView, String, String)]) -> String {
     let mut sorted: Vec<&(&SkillView, String, String)> = skills.iter().collect();
@@ -264,20 +192,6 @@ pub(crate) fn activate(target: Target, skill: &SkillView) -> String {
     let dir = path(&skill.dir);
     let body = skill.spec.body.trim();
     match target {
-        Target::Codex => format!(
-            "<skill>\n<name>{name}</name>\n<path>{}</path>\n{}\n</skill>",
-            path(&skill.file),
-            skill.text
-        ),
-        Target::GeminiCli => {
-            let resources: String = skill.resources.iter().fold(String::new(), |mut out, file| {
-                let _ = writeln!(out, "    {file}");
-                out
-            });
-            format!(
-                "<activated_skill name=\"{name}\">\n  <instructions>\n    {body}\n  </instructions>\n\n  <available_resources>\n{resources}  </available_resources>\n</activated_skill>"
-            )
-        }
         Target::OpenCode => {
             let files: String =
                 skill
@@ -313,6 +227,140 @@ pub(crate) fn activate(target: Target, skill: &SkillView) -> String {
             )
         }
     }
+}
+
+/// Codex's `<skills_instructions>` text for `catalog` under a budget of `limit` tokens, and
+/// what the budget did (each skill cut or left out, with why). Empty when nothing is listed
+/// (Codex then sends no listing item).
+///
+/// The roots table numbers, in scan order, the roots that hold a listed skill; each entry's
+/// path is below its root. No `### How to use skills` block: Codex adds one only for
+/// `gpt-5.5`.
+pub(crate) fn codex_listing(
+    catalog: &codex_rules::Catalog,
+    limit: usize,
+) -> (String, Vec<(String, String)>) {
+    let listed: Vec<&codex_rules::Skill> = catalog.skills.iter().filter(|s| s.listed).collect();
+    let mut notes: Vec<(String, String)> = catalog
+        .skills
+        .iter()
+        .filter(|s| !s.listed)
+        .map(|s| {
+            (
+                s.name.clone(),
+                "agents/openai.yaml: allow_implicit_invocation is false (still `$`-mentionable)"
+                    .into(),
+            )
+        })
+        .collect();
+    if listed.is_empty() {
+        return (String::new(), notes);
+    }
+    let used: Vec<usize> = (0..catalog.roots.len())
+        .filter(|index| listed.iter().any(|s| s.root == *index))
+        .collect();
+    let number = |root: usize| used.iter().position(|&u| u == root).unwrap_or_default();
+    let mins: Vec<(String, &str)> = listed
+        .iter()
+        .map(|s| {
+            (
+                format!("- {}: (file: r{}/{})", s.name, number(s.root), s.relative),
+                s.description.as_str(),
+            )
+        })
+        .collect();
+    let table: Vec<String> = used
+        .iter()
+        .enumerate()
+        .map(|(n, &root)| format!("- `r{n}` = `{}`", path(&catalog.roots[root].path)))
+        .collect();
+    let table_bytes = table.iter().map(|line| line.len() + 1).sum();
+    let kept = codex_rules::fit(&mins, codex_rules::skills_limit(limit, table_bytes));
+    let mut text = String::from(
+        "<skills_instructions>\n## Skills\nA skill is a set of local instructions to follow that is stored in a `SKILL.md` file. Below is the list of skills that can be used. Each entry includes a name, description, and a short path that can be expanded into an absolute path using the skill roots table.\n### Skill roots\n",
+    );
+    for line in &table {
+        text.push_str(line);
+        text.push('\n');
+    }
+    text.push_str("### Available skills\n");
+    for ((skill, (min, description)), kept) in listed.iter().zip(&mins).zip(kept) {
+        let Some(kept) = kept else {
+            notes.push((
+                skill.name.clone(),
+                "over the catalog budget: left out".into(),
+            ));
+            continue;
+        };
+        let total = description.chars().count();
+        if kept == 0 {
+            text.push_str(min);
+        } else {
+            let shown: String = description.chars().take(kept).collect();
+            let _ = write!(
+                text,
+                "- {}: {shown} (file: r{}/{})",
+                skill.name,
+                number(skill.root),
+                skill.relative
+            );
+        }
+        text.push('\n');
+        if kept < total {
+            notes.push((
+                skill.name.clone(),
+                format!("over the catalog budget: {kept} of {total} characters, no mark"),
+            ));
+        }
+    }
+    text.push_str("</skills_instructions>");
+    (text, notes)
+}
+
+/// What Codex injects for a `$name` mention: a user item with the skill's name, its canonical
+/// path and the whole file as read (frontmatter, CRLF and trailing lines kept).
+pub(crate) fn codex_activation(skill: &codex_rules::Skill) -> String {
+    let file = std::fs::canonicalize(&skill.file).unwrap_or_else(|_| skill.file.clone());
+    format!(
+        "<skill>\n<name>{}</name>\n<path>{}</path>\n{}\n</skill>",
+        skill.name,
+        path(&file),
+        skill.text
+    )
+}
+
+/// Gemini CLI's `# Available Agent Skills` section (the wording for gemini-2.5 models), or
+/// nothing when no skill is listed.
+pub(crate) fn gemini_listing(skills: &[gemini_rules::Skill]) -> String {
+    if skills.is_empty() {
+        return String::new();
+    }
+    let entries: Vec<String> = skills
+        .iter()
+        .map(|skill| {
+            format!(
+                "  <skill>\n    <name>{}</name>\n    <description>{}</description>\n    <location>{}</location>\n  </skill>",
+                skill.name,
+                skill.description,
+                path(&skill.location)
+            )
+        })
+        .collect();
+    format!(
+        "# Available Agent Skills\n\nYou have access to the following specialized skills. To activate a skill and receive its detailed instructions, you can call the `activate_skill` tool with the skill's name.\n\n<available_skills>\n{}\n</available_skills>",
+        entries.join("\n")
+    )
+}
+
+/// The output of Gemini CLI's `activate_skill({name})`: the trimmed body and the skill
+/// folder's structure, only their first lines indented.
+pub(crate) fn gemini_activation(name: &str, skill: &gemini_rules::Skill) -> String {
+    let dir = skill.location.parent().unwrap_or(&skill.location);
+    format!(
+        "<activated_skill name=\"{name}\">\n  <instructions>\n    {}\n  </instructions>\n\n  <available_resources>\n    {}\n  </available_resources>\n</activated_skill>",
+        skill.body,
+        gemini_rules::folder_structure(dir)
+    )
 }
 
 #[cfg(test)]

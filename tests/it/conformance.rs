@@ -193,6 +193,145 @@ fn check(path: &Path) -> Vec<String> {
     problems
 }
 
+/// Gemini CLI's listing with the entries of each run from one skills folder sorted: its order
+/// within a folder is not stable (`conformance/agents_other.py`, `canonical_gemini`).
+fn canonical_gemini(listing: &str) -> String {
+    const FOOT: &str = "</available_skills>";
+    let Some((head, rest)) = listing.split_once("<available_skills>\n") else {
+        return listing.to_owned();
+    };
+    let Some(middle) = rest.strip_suffix(&format!("\n{FOOT}")) else {
+        return listing.to_owned();
+    };
+    let joined = format!("\n{middle}");
+    let entries: Vec<&str> = joined.split("\n  <skill>\n").skip(1).collect();
+    if entries.is_empty() {
+        return listing.to_owned();
+    }
+    let source = |entry: &str| -> String {
+        let location = entry
+            .rsplit("<location>")
+            .next()
+            .and_then(|rest| rest.split("</location>").next())
+            .unwrap_or_default();
+        for marker in ["/.gemini/skills/", "/.agents/skills/"] {
+            if let Some(at) = location.find(marker) {
+                return location[..at + marker.len() - 1].to_owned();
+            }
+        }
+        Path::new(location)
+            .parent()
+            .and_then(Path::parent)
+            .map(|dir| dir.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    };
+    let mut ordered: Vec<&str> = Vec::new();
+    let mut run: Vec<&str> = Vec::new();
+    for entry in entries {
+        if run.last().is_some_and(|last| source(last) != source(entry)) {
+            run.sort_unstable();
+            ordered.append(&mut run);
+        }
+        run.push(entry);
+    }
+    run.sort_unstable();
+    ordered.append(&mut run);
+    let body: Vec<String> = ordered
+        .iter()
+        .map(|entry| format!("  <skill>\n{entry}"))
+        .collect();
+    format!("{head}<available_skills>\n{}\n{FOOT}", body.join("\n"))
+}
+
+/// The same for Codex and Gemini CLI fixtures: `preview --target AGENT`, the listing and the
+/// activation text.
+fn check_other(path: &Path, agent: &str) -> Vec<String> {
+    let record: serde_json::Value =
+        serde_json::from_str(&fs_err::read_to_string(path).unwrap()).unwrap();
+    let context = TestContext::new();
+    materialise(&context, record["tree"].as_object().unwrap());
+    let canonical = |text: &str| {
+        if agent == "gemini-cli" {
+            canonical_gemini(text)
+        } else {
+            text.to_owned()
+        }
+    };
+    let mut problems = Vec::new();
+    let run_preview = |extra: &[&str]| {
+        let home = context.root().join("home");
+        let home = home.to_string_lossy().into_owned();
+        let mut args = vec![
+            "preview", "--target", agent, "--format", "json", "--home", &home,
+        ];
+        args.extend_from_slice(extra);
+        let mut command = context.command(&args);
+        command.current_dir(context.root().join("project"));
+        let (_, stdout, _) = run(command);
+        serde_json::from_str::<serde_json::Value>(&normalise(&context, &stdout)).ok()
+    };
+    let listing = run_preview(&[]);
+    let ours = listing
+        .as_ref()
+        .and_then(|doc| doc["messages"][0]["content"][0]["text"].as_str())
+        .map(canonical)
+        .unwrap_or_default();
+    let theirs = canonical(record["expect"]["listing"].as_str().unwrap_or_default());
+    if ours != theirs {
+        problems.push(format!(
+            "listing differs:\n--- agent\n{theirs}\n--- skillpkg\n{ours}"
+        ));
+    }
+    if let Some(name) = record["invoke"]["skill"].as_str() {
+        let document = run_preview(&["--invoke", name]);
+        let want = record["expect"]["blocks"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        match document {
+            None => {
+                if !want.is_empty() {
+                    problems.push("preview refused an activation the agent made".into());
+                }
+            }
+            Some(document) => {
+                let have: Vec<serde_json::Value> = document["messages"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .flat_map(|message| message["content"].as_array().cloned().unwrap_or_default())
+                    .map(|block| serde_json::json!(["text", block["text"]]))
+                    .collect();
+                if want.is_empty() && record["expect"]["result"].is_string() {
+                    problems.push("the agent refused the activation; preview did not".into());
+                } else if have != want {
+                    problems.push(format!(
+                        "activation differs:\n--- agent\n{}\n--- skillpkg\n{}",
+                        serde_json::to_string_pretty(&want).unwrap(),
+                        serde_json::to_string_pretty(&have).unwrap()
+                    ));
+                }
+            }
+        }
+    }
+    problems
+}
+
+#[test]
+fn codex_and_gemini_cli_fixtures_match_the_recordings() {
+    let mut failed = Vec::new();
+    for agent in ["codex", "gemini-cli"] {
+        let paths = recorded(agent);
+        assert!(!paths.is_empty(), "no recorded {agent} fixtures");
+        for path in &paths {
+            for problem in check_other(path, agent) {
+                failed.push(format!("{}: {problem}", path.display()));
+            }
+        }
+    }
+    assert!(failed.is_empty(), "{}", failed.join("\n\n"));
+}
+
 #[test]
 fn claude_code_fixtures_match_the_recordings() {
     let paths = recorded("claude-code");
