@@ -166,6 +166,9 @@ rules! {
     NAME_RESERVED_WORD = "SK109" "name-reserved-word" Error Validate No All
         "`name` contains a reserved word"
         "What it does: under claude-ai, flags names containing `anthropic` or `claude`.\n\nWhy: claude.ai uploads and the Skills API reject them.\n\nExample: `name: claude-helper`.";
+    FOLDER_NOT_LOADED = "SK110" "folder-not-loaded" Error Validate No ClaudeCode
+        "Claude Code does not load a skill from a folder of this name"
+        "What it does: under claude-code (2.1.332), checks the skill folder's name as Claude Code does: no control, format or other invisible character, no `<` or `>`, no space other than a plain one, no leading, trailing or double space, no leading or trailing `:` and no space beside a `:`.\n\nWhy: Claude Code silently leaves such a skill out: it is neither listed nor invocable (recorded against the real 2.1.332, `docs/research/claude-code-conformance.md` §5).\n\nExample: a folder named `pdf  tools` (two spaces) or `:pdf`.";
     DESCRIPTION_MISSING = "SK201" "description-missing" Error Validate No All
         "the required key `description` is missing"
         "What it does: checks that the frontmatter has `description`.\n\nWhy: the description is what the model reads to decide when to use the skill; the spec requires it. Claude Code falls back to the first body line.\n\nExample: frontmatter with only `name`.";
@@ -280,6 +283,9 @@ rules! {
     SIMILAR_DESCRIPTIONS = "SK602" "similar-descriptions" Warning Lint No All
         "two skills have nearly the same description"
         "What it does: compares the descriptions of all checked skills (word 3-gram MinHash, then exact Jaccard similarity of at least 0.8) and reports each skill's closest match.\n\nWhy: the model chooses by description; when two read alike it cannot tell which to use.\n\nExample: two skills both described as \"Formats release notes. Use when the user asks for a changelog.\"";
+    COMMAND_SHADOWED = "SK604" "command-shadowed" Warning Lint No ClaudeCode
+        "a legacy command has the same name as this skill"
+        "What it does: under claude-code targets, looks for `.claude/commands/<name>.md` beside the `.claude/skills` folder that holds the skill.\n\nWhy: Claude Code lists legacy commands in the same listing as skills, and a skill wins a name clash: the command is neither listed nor runnable under that name (recorded against the real 2.1.332).\n\nExample: `.claude/skills/deploy/SKILL.md` and `.claude/commands/deploy.md`.";
     LISTING_OVER_BUDGET = "SK603" "listing-over-budget" Warning Lint No ClaudeCode
         "the skills' listing is over Claude Code's budget"
         "What it does: under claude-code targets, builds the skill listing for the checked skills as Claude Code does and compares it with the listing budget at `--context-window` (default 200,000 tokens): window × 4 characters per token × 1% for windows up to 200,000 (the \"legacy\" models), × 3 above, less the 6,040 columns Claude Code's own bundled skills take. Claude Code 2.1.332 drops whole descriptions; 2.1.88 shortens every description to an equal share. Names the skills affected.\n\nWhy: a skill whose description is dropped is listed by name only, and the model rarely picks it.\n\nExample: 150 skills with 300-character descriptions at a 200,000-token window.";

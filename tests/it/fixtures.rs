@@ -41,6 +41,7 @@ pub(crate) fn fixture_set() -> Vec<(String, Vec<u8>)> {
         skill("double--hyphen", "---\nname: double--hyphen\ndescription: Two hyphens.\n---\nBody\n"),
         skill("folder-mismatch", "---\nname: other-name\ndescription: Name differs from folder.\n---\nBody\n"),
         skill("claude-helper", "---\nname: claude-helper\ndescription: Reserved word for claude.ai.\n---\nBody\n"),
+        skill("two  spaces", "---\nname: two-spaces\ndescription: Claude Code refuses this folder.\n---\nBody\n"),
         skill("missing-description", "---\nname: missing-description\n---\n# Fallback heading\n"),
         skill("list-description", "---\nname: list-description\ndescription:\n  - TODO\n  - later\n---\nFirst body line.\n"),
         skill("number-description", "---\nname: number-description\ndescription: 12345\n---\nBody\n"),

@@ -293,6 +293,16 @@ fn write_claude_code_fixtures(context: &TestContext) {
     c.lint_skill_described("cc-fires/sk210-cut", &long, "", "Steps.\n");
     c.lint_skill_described("cc-passes/sk210-cut", &long[..1500], "", "Steps.\n");
     c.lint_skill("cc-fires/sk506-tool", "allowed-tools: Reed\n", "Steps.\n");
+    c.lint_skill("cc-fires/.claude/skills/sk604-shadowed", "", "Steps.\n");
+    c.write(
+        "cc-fires/.claude/commands/sk604-shadowed.md",
+        "A legacy command.\n",
+    );
+    c.lint_skill("cc-passes/.claude/skills/sk604-shadowed", "", "Steps.\n");
+    c.write(
+        "cc-passes/.claude/commands/other-command.md",
+        "A legacy command.\n",
+    );
     c.lint_skill(
         "cc-passes/sk506-tool",
         "allowed-tools: Read mcp__github__search\n",

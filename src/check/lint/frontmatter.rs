@@ -9,7 +9,8 @@ use crate::check::diagnostic::Diagnostic;
 use crate::check::fix::{Applicability, Edit, Fix};
 use crate::check::rule::{
     ALLOWED_TOOLS_FORMAT, ALLOWED_TOOLS_TOO_BROAD, AMBIGUOUS_SCALAR, ARGUMENTS_WITHOUT_HINT,
-    INVALID_PATHS_GLOB, NOT_INVOCABLE, UNDECLARED_ARGUMENT, UNKNOWN_TOOL, UNUSED_ARGUMENT,
+    COMMAND_SHADOWED, INVALID_PATHS_GLOB, NOT_INVOCABLE, UNDECLARED_ARGUMENT, UNKNOWN_TOOL,
+    UNUSED_ARGUMENT,
 };
 use crate::skill::model::{Field, ToolList};
 use crate::skill::yaml::{self, Feature, NodeId, NodeKind, Style, Yaml};
@@ -324,8 +325,39 @@ fn tool_items(cx: &LintContext<'_>, field: &Field<ToolList>) -> Vec<(String, Ran
     }
 }
 
+/// A legacy command beside the skill with its name, which Claude Code hides behind the skill.
+fn check_shadowed_command(cx: &LintContext<'_>, out: &mut Vec<Diagnostic>) {
+    let dir = &cx.skill.dir;
+    let in_skills_folder = dir
+        .parent()
+        .filter(|skills| skills.file_name().is_some_and(|name| name == "skills"))
+        .and_then(std::path::Path::parent)
+        .filter(|claude| claude.file_name().is_some_and(|name| name == ".claude"));
+    let Some(claude) = in_skills_folder else {
+        return;
+    };
+    let name = &cx.skill.dir_name;
+    let command = claude.join("commands").join(format!("{name}.md"));
+    if fs_err::metadata(&command).is_ok_and(|meta| meta.is_file()) {
+        let span = cx
+            .doc
+            .and_then(|doc| doc.name.as_ref())
+            .map_or(0..cx.text().len().min(3), |field| field.span.clone());
+        out.push(
+            Diagnostic::warning(
+                &COMMAND_SHADOWED,
+                format!("the legacy command `.claude/commands/{name}.md` has this skill's name"),
+            )
+            .at(span)
+            .note(format!("Claude Code lists commands beside skills, and the skill wins: the command is neither listed nor runnable as `/{name}`"))
+            .help("rename or remove one of them (a skill can do everything a command can)"),
+        );
+    }
+}
+
 /// Claude Code only: tool names, and `$ARGUMENTS` placeholders.
 pub(super) fn check_claude_code(cx: &LintContext<'_>, _target: Target, out: &mut Vec<Diagnostic>) {
+    check_shadowed_command(cx, out);
     let Some(doc) = cx.doc else {
         return;
     };

@@ -12,11 +12,12 @@ use unicode_general_category::{GeneralCategory, get_general_category};
 use unicode_normalization::UnicodeNormalization;
 
 use super::{Context, yaml_quote};
+use crate::agent::claude_code::names;
 use crate::agent::{Family, Target};
 use crate::check::diagnostic::Diagnostic;
 use crate::check::rule::{
-    NAME_EMPTY, NAME_FOLDER_MISMATCH, NAME_HYPHENS, NAME_INVALID_CHARS, NAME_MISSING,
-    NAME_NOT_LOWERCASE, NAME_NOT_STRING, NAME_RESERVED_WORD, NAME_TOO_LONG,
+    FOLDER_NOT_LOADED, NAME_EMPTY, NAME_FOLDER_MISMATCH, NAME_HYPHENS, NAME_INVALID_CHARS,
+    NAME_MISSING, NAME_NOT_LOWERCASE, NAME_NOT_STRING, NAME_RESERVED_WORD, NAME_TOO_LONG,
 };
 use crate::skill::yaml::{NodeKind, Resolved};
 
@@ -240,21 +241,44 @@ fn check_skills_ref(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     ));
 }
 
-/// Claude Code lists a skill under its folder name; `name` is only a display label.
+/// Claude Code lists a skill under its folder name; `name` is only a display label (which
+/// 2.1.332 shows beside the folder's when it is clean). 2.1.332 also refuses some folder names.
 fn check_claude_code(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
+    let folder = &cx.skill.dir_name;
+    let current = cx.target != Target::ClaudeCode2188;
+    let refused = current && !folder.is_empty() && !names::is_accepted_folder(folder);
+    if refused {
+        out.push(
+            Diagnostic::error(
+                &FOLDER_NOT_LOADED,
+                format!("Claude Code does not load a skill from the folder `{folder}`"),
+            )
+            .at(cx.open.clone())
+            .note("its folder names may not have invisible characters, `<` or `>`, spaces other than single plain ones inside, or a `:` at either end or beside a space")
+            .help("rename the folder (lowercase letters, digits and hyphens work everywhere)"),
+        );
+    }
     let Some(field) = &cx.doc.name else { return };
     let Ok(name) = &field.value else { return };
-    if name.trim().is_empty() {
+    if refused || name.trim().is_empty() {
         // An empty display label changes nothing: the folder name is used either way.
         return;
     }
-    let folder = &cx.skill.dir_name;
     if name.nfkc().collect::<String>() != folder.nfkc().collect::<String>() {
-        out.push(
-            Diagnostic::warning(
-                &NAME_FOLDER_MISMATCH,
-                format!("Claude Code lists this skill as `{folder}` (its folder), not `{name}`"),
+        // 2.1.332 shows a clean name beside the folder's; the model still calls the folder.
+        let shown = current
+            && names::is_showable(name)
+            && names::is_clean_name(name)
+            && !names::COMMAND_NAMES.contains(&name.as_str());
+        let message = if shown {
+            format!(
+                "Claude Code lists this skill as `{folder} ({name})` and runs it as `{folder}` (its folder), not `{name}`"
             )
+        } else {
+            format!("Claude Code lists this skill as `{folder}` (its folder), not `{name}`")
+        };
+        out.push(
+            Diagnostic::warning(&NAME_FOLDER_MISMATCH, message)
             .at(field.span.clone())
             .note("Claude Code uses the folder name as the skill's name; `name` is only a display label")
             .help(if check_name_text(name, None, Target::AgentSkills, 0..0).is_empty() {
