@@ -114,13 +114,26 @@ def _predict(agent: str, skillpkg: Path, scenario: dict, root: Path, session: st
 def shrink(side: Side, skillpkg: Path, scenario: dict, work: Path, budget: int) -> dict:
     """A smaller scenario that still mismatches: whole files first, then lines of each file."""
     runs = [0]
+    invoked_files = [key for key in scenario["tree"]
+                     if (scenario.get("invoke") or {}).get("skill")
+                     and f"/{scenario['invoke']['skill']}/" in key]
+
+    def kinds(problems: list[str]) -> set[str]:
+        return {problem.split(" ", 1)[0] for problem in problems}
+
+    _, original = compare(side, skillpkg, scenario, work)
+    wanted = kinds(original)
 
     def still_fails(candidate: dict) -> bool:
-        if runs[0] >= budget:
+        """The same kind of mismatch (listing, invocation, refusal) on a scenario that still
+        has something to show: files, and the invoked skill's text."""
+        if runs[0] >= budget or not candidate["tree"]:
+            return False
+        if any(not str(candidate["tree"].get(key, "")).strip() for key in invoked_files):
             return False
         runs[0] += 1
         _, problems = compare(side, skillpkg, candidate, work)
-        return bool(problems)
+        return bool(problems) and kinds(problems) == wanted
 
     current = json.loads(json.dumps(scenario))
     current["id"] = scenario["id"] + "-shrunk"

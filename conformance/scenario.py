@@ -139,7 +139,9 @@ def differences(expected: dict, actual: dict, scenario: dict) -> list[str]:
     """What differs, as readable lines; empty when the prediction is byte-identical."""
     problems = []
     want, have = entries_only(expected.get("listing")), entries_only(actual.get("listing"))
-    if want != have:
+    # An agent that refused before sending anything showed no listing to compare.
+    refused_early = expected.get("listing") is None and expected.get("result") is not None
+    if want != have and not refused_early:
         problems.append("listing differs:\n" + diff(want, have))
     if scenario.get("invoke"):
         want = expected.get("blocks") or []

@@ -25,6 +25,9 @@ use skillpkg::skill::Skill;
 /// A SKILL.md of any bytes: reading it, every validate and lint rule for every target, the
 /// suppressions, every report format and Claude Code's invocation never panic.
 pub(crate) fn skill_md(bytes: &[u8]) {
+    if let Ok(text) = std::str::from_utf8(bytes) {
+        let _ = skillpkg::agent::read_as_every_agent(text);
+    }
     let checked = linted(bytes, &Target::ALL);
     for target in [Target::ClaudeCode, Target::ClaudeCode2188] {
         let Some(view) = SkillView::new(&checked.skill, Scope::Project, target, Vec::new(), true)
@@ -47,6 +50,7 @@ pub(crate) fn skill_md(bytes: &[u8]) {
                 exec: None,
                 invocation_index: 1,
                 tokens_left: None,
+                launched_as: None,
             };
             let _ = claude_code::invoke(&view, &options);
         }

@@ -174,7 +174,7 @@ fn walk(root: &Path) -> Vec<(PathBuf, String)> {
         let Ok(entries) = fs_err::read_dir(&dir) else {
             continue;
         };
-        let mut entries: Vec<_> = entries.filter_map(Result::ok).collect();
+        let mut entries: Vec<_> = entries.filter_map(Result::ok).take(100_000).collect();
         entries.sort_by_key(fs_err::DirEntry::file_name);
         for entry in entries {
             let name = entry.file_name().to_string_lossy().into_owned();
@@ -203,7 +203,8 @@ fn walk(root: &Path) -> Vec<(PathBuf, String)> {
 /// Whether the skill's `agents/openai.yaml` lets Codex list it: only
 /// `policy: {allow_implicit_invocation: false}` hides it (it can still be `$`-mentioned).
 fn allows_implicit(dir: &Path) -> bool {
-    let Ok(text) = fs_err::read_to_string(dir.join("agents/openai.yaml")) else {
+    let Ok(text) = crate::fsx::read_text_capped(&dir.join("agents/openai.yaml"), 1024 * 1024)
+    else {
         return true;
     };
     let Ok(doc) = yaml::parse(&text, 0..text.len()) else {
@@ -232,7 +233,8 @@ fn value_of(doc: &Yaml, map: yaml::NodeId, key: &str) -> Option<yaml::NodeId> {
 /// Reads one SKILL.md as Codex does: its name, its description and the whole text, or why it
 /// is dropped. `folder` is the name of the folder holding the file (the name fallback).
 pub(crate) fn read(file: &Path, folder: &str) -> Result<(String, String, String), String> {
-    let bytes = fs_err::read(file).map_err(|error| format!("cannot read: {error}"))?;
+    let bytes = crate::fsx::read_capped(file, crate::skill::MAX_SKILL_FILE_BYTES)
+        .map_err(|error| format!("cannot read: {error}"))?;
     let text = String::from_utf8(bytes).map_err(|_| "not UTF-8".to_owned())?;
     let (name, description) = parse(&text, folder)?;
     Ok((name, description, text))
@@ -572,7 +574,7 @@ fn is_wide_int(text: &str) -> bool {
 
 /// Codex's catalog budget in tokens: 2% of the model's context window.
 pub(crate) fn budget(context_window: usize) -> usize {
-    context_window * 2 / 100
+    context_window.saturating_mul(2) / 100
 }
 
 /// Bytes of the roots table the budget does not charge for [inferred].

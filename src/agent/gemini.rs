@@ -50,7 +50,9 @@ pub(crate) fn roots(cwd: Option<&Path>, home: Option<&Path>, user: &[PathBuf]) -
 /// The names `skills.disabled` in `~/.gemini/settings.json` turns off (compared without case),
 /// or `None` when `skills.enabled` is false (no skills at all).
 pub(crate) fn disabled(home: &Path) -> Option<Vec<String>> {
-    let Ok(text) = fs_err::read_to_string(home.join(".gemini/settings.json")) else {
+    let Ok(text) =
+        crate::fsx::read_text_capped(&home.join(".gemini/settings.json"), MAX_SETTINGS_BYTES)
+    else {
         return Some(Vec::new());
     };
     let Ok(settings) = serde_json::from_str::<serde_json::Value>(&text) else {
@@ -75,17 +77,26 @@ pub(crate) fn disabled(home: &Path) -> Option<Vec<String>> {
     )
 }
 
+/// The most entries of one skills folder looked at.
+const MAX_ENTRIES: usize = 100_000;
+
+/// The largest settings file read.
+const MAX_SETTINGS_BYTES: u64 = 16 * 1024 * 1024;
+
 /// Loads the skills of `roots` as `SkillManager.discoverSkills` does: each root in turn, a
 /// later skill of the same name (case-sensitive) replacing the earlier one's content at the
 /// earlier one's position; then the disabled names (without case) removed.
 pub(crate) fn load(roots: &[PathBuf], disabled: &[String]) -> Vec<Skill> {
     let mut skills: Vec<Skill> = Vec::new();
+    let mut at: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
     for root in roots {
         for file in skill_files(root) {
             let Some(skill) = read(&file) else { continue };
-            match skills.iter_mut().find(|known| known.name == skill.name) {
-                Some(known) => *known = skill,
-                None => skills.push(skill),
+            if let Some(&index) = at.get(&skill.name) {
+                skills[index] = skill;
+            } else {
+                at.insert(skill.name.clone(), skills.len());
+                skills.push(skill);
             }
         }
     }
@@ -111,6 +122,7 @@ pub(crate) fn skill_files(root: &Path) -> Vec<PathBuf> {
     };
     let mut folders: Vec<(Vec<u16>, PathBuf)> = entries
         .filter_map(Result::ok)
+        .take(MAX_ENTRIES)
         .filter_map(|entry| {
             let name = entry.file_name().to_string_lossy().into_owned();
             let path = entry.path();
@@ -126,7 +138,7 @@ pub(crate) fn skill_files(root: &Path) -> Vec<PathBuf> {
 /// One SKILL.md, or `None` when Gemini CLI skips it. The file is read as UTF-8 with invalid
 /// bytes replaced.
 pub(crate) fn read(file: &Path) -> Option<Skill> {
-    let bytes = fs_err::read(file).ok()?;
+    let bytes = crate::fsx::read_capped(file, crate::skill::MAX_SKILL_FILE_BYTES).ok()?;
     let text = String::from_utf8_lossy(&bytes);
     let (yaml, body) = split(&text)?;
     let (name, description) = parse_frontmatter(yaml)?;

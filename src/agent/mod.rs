@@ -17,6 +17,43 @@ mod target;
 
 pub use target::{DEFAULT_TARGETS, Family, Target, UnknownTarget};
 
+/// Every agent's reading of one SKILL.md text, for the fuzz targets and the linear-time tests:
+/// Claude Code 2.1.332's frontmatter and values, Codex's parse and repair, Gemini CLI's split,
+/// YAML and line scanner. Returns how many values were read, so nothing is optimised away.
+#[doc(hidden)]
+pub fn read_as_every_agent(text: &str) -> usize {
+    let file = claude_code::skill_file::read(text);
+    let mut read = 0;
+    for key in [
+        "name",
+        "description",
+        "when_to_use",
+        "paths",
+        "arguments",
+        "allowed-tools",
+    ] {
+        if let Some(value) = file.get(key) {
+            read += claude_code::text::sanitise(&value.to_js_string()).len();
+        }
+    }
+    read += claude_code::skill_file::fallback(&file.body, "Skill").len();
+    read += claude_code::arguments::first_command_words(text).len();
+    if let Ok((name, description)) = codex::parse(text, "folder") {
+        read += name.len() + codex::cap(&codex::collapse(&description)).len();
+    }
+    read += codex::repair(text).len();
+    if let Some((yaml, body)) = gemini::split(text) {
+        read += body.len();
+        if let Some((name, description)) = gemini::parse_frontmatter(yaml) {
+            read += name.len() + description.len();
+        }
+        if let Some((name, description)) = gemini::scan(yaml) {
+            read += gemini::sanitise(&name).len() + description.len();
+        }
+    }
+    read
+}
+
 /// Estimated tokens: one per 4 ASCII bytes, one per non-ASCII character.
 pub(crate) fn estimate_tokens(text: &str) -> usize {
     let bytes = text.as_bytes();

@@ -48,8 +48,8 @@ pub struct PreviewArgs {
     /// The home folder the agent would run with: for Claude Code, its .claude/skills and
     /// .claude/commands are the user's, and its .claude/settings.json and .claude.json are read
     /// as Claude Code reads them; for codex, .codex/skills and .agents/skills; for gemini-cli,
-    /// .gemini/skills, .agents/skills and .gemini/settings.json [default: none, so the output
-    /// does not depend on who runs it; pass ~ for yours]
+    /// .gemini/skills, .agents/skills and .gemini/settings.json [default: none: no user skills
+    /// or settings are read; pass ~ for yours]
     #[arg(long, value_name = "DIR")]
     pub home: Option<PathBuf>,
 
@@ -218,9 +218,9 @@ pub fn run(args: PreviewArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
         print_agent_index(&args, &index, printer)?;
         return Ok(ExitStatus::Success);
     }
-    let sources = claude_sources(&args, &paths);
+    let (sources, projects) = claude_sources(&args, &paths);
     let skills = load_sources(&sources, args.target, invoking)?;
-    let (options, warnings) = index_options(&args, &sources, model.clone(), version)?;
+    let (options, warnings) = index_options(&args, &projects, model.clone(), version)?;
     if !warnings.is_empty() {
         let mut err = printer.stderr();
         for warning in &warnings {
@@ -274,9 +274,10 @@ const COMMANDS_GROUP: usize = usize::MAX;
 /// home folder's), then for a project (a path holding `.claude/`) its skills folder and those of
 /// the folders above it up to the repository's top level, then any other path walked, then the
 /// legacy commands of the home folder and of the project folders.
-fn claude_sources(args: &PreviewArgs, paths: &[PathBuf]) -> Vec<Source> {
+fn claude_sources(args: &PreviewArgs, paths: &[PathBuf]) -> (Vec<Source>, Vec<PathBuf>) {
     let mut sources = Vec::new();
     let mut commands = Vec::new();
+    let mut projects = Vec::new();
     let source = |origin, scope, group, tiebreak| Source {
         origin,
         scope,
@@ -291,11 +292,12 @@ fn claude_sources(args: &PreviewArgs, paths: &[PathBuf]) -> Vec<Source> {
         };
         sources.push(source(origin, Scope::User, 0, 0));
     }
+    // Where the upward walk stops: the home folder Claude Code would have.
     let home = args
         .home
         .clone()
         .or_else(std::env::home_dir)
-        .map(|home| std::path::absolute(&home).unwrap_or(home));
+        .map(|home| fs_err::canonicalize(&home).unwrap_or(home));
     if let Some(home) = &args.home {
         if let Some(dir) = discovery::skills_dir_of(home) {
             sources.push(source(Origin::Skills(dir), Scope::User, 0, 0));
@@ -316,9 +318,19 @@ fn claude_sources(args: &PreviewArgs, paths: &[PathBuf]) -> Vec<Source> {
                 .parent()
                 .and_then(Path::file_name)
                 .is_some_and(|name| name == ".claude");
-        if path.join(".claude").is_dir() {
-            let start = std::path::absolute(path).unwrap_or_else(|_| path.clone());
-            for folder in discovery::project_folders(&start, home.as_deref()) {
+        // The folder as the working folder Claude Code would see: links resolved, no `..`.
+        let start = fs_err::canonicalize(path).unwrap_or_else(|_| path.clone());
+        let folders = discovery::project_folders(&start, home.as_deref());
+        let has_claude = |folder: &Path| {
+            discovery::skills_dir_of(folder).is_some()
+                || discovery::commands_dir_of(folder).is_some()
+        };
+        // A project: the path holds `.claude/`, or (run with no path) a folder above it does.
+        let project = path.join(".claude").is_dir()
+            || (args.paths.is_empty() && folders.iter().any(|folder| has_claude(folder)));
+        if project {
+            projects.push(start.clone());
+            for folder in folders {
                 if let Some(dir) = discovery::skills_dir_of(&folder) {
                     sources.push(source(Origin::Skills(dir), Scope::Project, group, 0));
                     group += 1;
@@ -347,21 +359,7 @@ fn claude_sources(args: &PreviewArgs, paths: &[PathBuf]) -> Vec<Source> {
         }
     }
     sources.extend(commands);
-    sources
-}
-
-/// The project folders among `sources`: where Claude Code's project settings are read.
-fn project_roots(sources: &[Source]) -> Vec<PathBuf> {
-    sources
-        .iter()
-        .filter_map(|source| match &source.origin {
-            Origin::Skills(dir) if source.scope == Scope::Project => {
-                dir.parent().and_then(Path::parent).map(Path::to_path_buf)
-            }
-            _ => None,
-        })
-        .take(1)
-        .collect()
+    (sources, projects)
 }
 
 /// The skills of `sources` as Claude Code finds them, in source order (each folder sorted by
@@ -530,7 +528,7 @@ fn claude_settings(settings: &serde_json::Value) -> Result<ClaudeSettings, Strin
 
 fn index_options(
     args: &PreviewArgs,
-    sources: &[Source],
+    projects: &[PathBuf],
     model: Model,
     version: Version,
 ) -> anyhow::Result<(IndexOptions, Vec<String>)> {
@@ -550,7 +548,7 @@ fn index_options(
     if let Some(user) = from_home(".claude/settings.json") {
         files.push((user, false));
     }
-    for root in project_roots(sources) {
+    for root in projects.iter().take(1) {
         for name in [".claude/settings.json", ".claude/settings.local.json"] {
             let path = root.join(name);
             if path.is_file() {
@@ -845,6 +843,7 @@ fn invoke(
         }),
         invocation_index: args.invocation_index,
         tokens_left: args.tokens_left.filter(|_| model.legacy),
+        launched_as: (name != skill.dir_name).then(|| name.to_owned()),
         session_id: args.session_id.clone(),
         project_dir: project.to_string_lossy().replace('\\', "/"),
         effort: args
@@ -904,7 +903,7 @@ fn find_skill<'a>(skills: &'a [SkillView], name: &str) -> Option<&'a SkillView> 
 /// `skillOverrides` is refused (for the model also when it is user-invocable only).
 fn refusal(skill: &SkillView, over: Option<&Override>, invoker: InvokerArg) -> Option<Refusal> {
     let name = &skill.dir_name;
-    if skill.claude.paths {
+    if skill.claude.paths || !crate::agent::claude_code::names::is_accepted_folder(name) {
         return Some(match invoker {
             InvokerArg::Model => Refusal::ToolError(format!(
                 "<tool_use_error>Unknown skill: {name}</tool_use_error>"

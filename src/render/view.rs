@@ -200,15 +200,31 @@ fn current_claude_view(skill: &Skill, claude: &mut ClaudeView) {
         return;
     };
     let file = skill_file::read(&source.original());
-    claude.description = skill_file::description(file.get("description"));
-    claude.when_to_use = skill_file::text_of(file.get("when_to_use"));
-    claude.name = skill_file::text_of(file.get("name"))
+    claude.description = skill_file::description(file.get("description").as_ref());
+    claude.when_to_use = skill_file::text_of(file.get("when_to_use").as_ref());
+    claude.name = skill_file::text_of(file.get("name").as_ref())
         .filter(|name| name.chars().map(char::len_utf16).sum::<usize>() <= 256);
     claude.no_text = skill_file::fallback(&file.body, "").is_empty();
     claude.fallback = Some(skill_file::fallback(&file.body, "Skill"));
-    claude.paths = skill_file::conditional(file.get("paths"));
+    claude.paths = skill_file::conditional(file.get("paths").as_ref());
     claude.disable_model_invocation =
-        skill_file::flag(file.get("disable-model-invocation")) == Some(true);
+        skill_file::flag(file.get("disable-model-invocation").as_ref()) == Some(true);
+    claude.user_invocable = skill_file::flag(file.get("user-invocable").as_ref()) != Some(false);
+    claude.fork =
+        matches!(file.get("context"), Some(skill_file::Js::Str(ref context)) if context == "fork");
+    claude.arguments = skill_file::argument_names(file.get("arguments").as_ref());
+    claude.allowed_tools = match file.get("allowed-tools") {
+        Some(skill_file::Js::Str(text)) => split_tools(&text),
+        Some(skill_file::Js::List(items)) => items
+            .iter()
+            .filter_map(|item| match item {
+                skill_file::Js::Str(text) => Some(split_tools(text)),
+                _ => None,
+            })
+            .flatten()
+            .collect(),
+        _ => Vec::new(),
+    };
     claude.body = file.body;
 }
 

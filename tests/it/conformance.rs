@@ -138,7 +138,10 @@ fn check(path: &Path) -> Vec<String> {
         .as_str()
         .unwrap_or_default();
     let theirs = record["expect"]["listing"].as_str().unwrap_or_default();
-    if entries_only(ours) != entries_only(theirs) {
+    // An agent that refused before sending anything showed no listing to compare.
+    let refused_early =
+        record["expect"]["listing"].is_null() && record["expect"]["result"].is_string();
+    if !refused_early && entries_only(ours) != entries_only(theirs) {
         problems.push(format!(
             "listing differs:\n--- agent\n{theirs}\n--- skillpkg\n{ours}"
         ));
@@ -267,8 +270,21 @@ fn check_other(path: &Path, agent: &str) -> Vec<String> {
         args.extend_from_slice(extra);
         let mut command = context.command(&args);
         command.current_dir(context.root().join("project"));
-        let (_, stdout, _) = run(command);
-        serde_json::from_str::<serde_json::Value>(&normalise(&context, &stdout)).ok()
+        let (code, stdout, stderr) = run(command);
+        assert!(
+            !stderr.contains("panicked"),
+            "{}: preview panicked: {stderr}",
+            path.display()
+        );
+        let document =
+            serde_json::from_str::<serde_json::Value>(&normalise(&context, &stdout)).ok();
+        // No JSON is a refusal only when preview says so: exit 1 or 2 with a message.
+        assert!(
+            document.is_some() || ((code == 1 || code == 2) && !stderr.trim().is_empty()),
+            "{}: preview printed no JSON and no error (exit {code})",
+            path.display()
+        );
+        document
     };
     let listing = run_preview(&[]);
     let ours = listing

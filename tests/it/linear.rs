@@ -218,3 +218,36 @@ fn long_runs_of_paths_and_long_keys() {
         500,
     );
 }
+
+#[test]
+fn aliases_that_double_at_every_level() {
+    use std::fmt::Write as _;
+    // Each level refers to the one before twice: expanded, n levels are 2^n values. Claude
+    // Code's reading types values within a budget, so the work stays linear in the text.
+    let doubling = |n: usize| {
+        let mut text = String::from("---\nname: q\na0: &a0 [x, y]\n");
+        for level in 1..n {
+            let _ = writeln!(
+                text,
+                "a{level}: &a{level} [*a{prev}, *a{prev}]",
+                prev = level - 1
+            );
+        }
+        let _ = write!(text, "description: *a{}\n---\nBody\n", n - 1);
+        text
+    };
+    assert_linear("doubling aliases", &doubling, 200);
+    let merges = |n: usize| {
+        let mut text = String::from("---\nname: q\nm0: &m0 {a: 1, b: 2}\n");
+        for level in 1..n {
+            let _ = write!(
+                text,
+                "m{level}: &m{level}\n  <<: [*m{prev}, *m{prev}]\n  k{level}: v\n",
+                prev = level - 1
+            );
+        }
+        let _ = write!(text, "<<: *m{}\ndescription: d\n---\nBody\n", n - 1);
+        text
+    };
+    assert_linear("doubling merge keys", &merges, 200);
+}

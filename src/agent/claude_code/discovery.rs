@@ -140,7 +140,7 @@ fn commands_below(
                 let file = dir.join(name);
                 if is_file(name) && unseen(&file, seen_files) {
                     let mut path = parts.to_vec();
-                    path.push(name.trim_end_matches(".md").to_owned());
+                    path.push(name.strip_suffix(".md").unwrap_or(name).to_owned());
                     found.push(Found {
                         file,
                         dir: dir.to_path_buf(),

@@ -44,11 +44,14 @@ impl Js {
 }
 
 /// A SKILL.md as Claude Code reads it.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default)]
 pub(crate) struct SkillFile {
-    /// The frontmatter's keys and values, in order (the last of a repeated key wins when looked
-    /// up). Empty when there is no frontmatter, or its YAML failed even after the retry.
-    pub fields: Vec<(String, Js)>,
+    /// The frontmatter's YAML, when it parsed (maybe after the retry).
+    yaml: Option<Yaml>,
+    /// Its top-level keys and their value nodes, in order (merged keys first; the last of a
+    /// repeated key wins when looked up). Empty when there is no frontmatter, or its YAML failed
+    /// even after the retry. Values are typed only when asked for, each within its own budget.
+    pub fields: Vec<(String, NodeId)>,
     /// The body: what follows the closing `---` and all whitespace after it, line endings as
     /// written. The whole file (with its BOM) when there is no frontmatter.
     pub body: String,
@@ -56,12 +59,11 @@ pub(crate) struct SkillFile {
 
 impl SkillFile {
     /// The value of `key`, the last one when it is repeated.
-    pub(crate) fn get(&self, key: &str) -> Option<&Js> {
-        self.fields
-            .iter()
-            .rev()
-            .find(|(name, _)| name == key)
-            .map(|(_, value)| value)
+    pub(crate) fn get(&self, key: &str) -> Option<Js> {
+        let yaml = self.yaml.as_ref()?;
+        let &(_, node) = self.fields.iter().rev().find(|(name, _)| name == key)?;
+        let budget = std::cell::Cell::new(MAX_NODES);
+        Some(value_of(yaml, node, 0, &budget))
     }
 }
 
@@ -70,14 +72,15 @@ pub(crate) fn read(raw: &str) -> SkillFile {
     let text = raw.strip_prefix('\u{feff}').unwrap_or(raw);
     let Some((yaml_text, body)) = split(text) else {
         return SkillFile {
+            yaml: None,
             fields: Vec::new(),
             body: raw.to_owned(),
         };
     };
+    let yaml = parse(yaml_text);
     SkillFile {
-        fields: parse(yaml_text)
-            .map(|yaml| fields(&yaml))
-            .unwrap_or_default(),
+        fields: yaml.as_ref().map(fields).unwrap_or_default(),
+        yaml,
         body: body.to_owned(),
     }
 }
@@ -167,26 +170,47 @@ fn risky_value(line: &str) -> Option<(&str, &str)> {
 }
 
 /// The top-level keys and values (merge keys applied), when the root is a mapping.
-fn fields(yaml: &Yaml) -> Vec<(String, Js)> {
+fn fields(yaml: &Yaml) -> Vec<(String, NodeId)> {
     let Some(root) = yaml.root() else {
         return Vec::new();
     };
     let mut out = Vec::new();
-    collect(yaml, root, &mut out, 0);
+    let budget = std::cell::Cell::new(MAX_NODES);
+    collect(yaml, root, &mut out, 0, &budget);
     out
 }
 
-fn collect(yaml: &Yaml, id: NodeId, out: &mut Vec<(String, Js)>, depth: usize) {
+/// The most nodes turned into values for one file: aliases make a small text stand for an
+/// exponential tree ("billion laughs"), which is cut off here (the rest reads as an object).
+const MAX_NODES: usize = 100_000;
+
+/// Takes one node from the budget; false when it is spent.
+fn spend(budget: &std::cell::Cell<usize>) -> bool {
+    let left = budget.get();
+    budget.set(left.saturating_sub(1));
+    left > 0
+}
+
+fn collect(
+    yaml: &Yaml,
+    id: NodeId,
+    out: &mut Vec<(String, NodeId)>,
+    depth: usize,
+    budget: &std::cell::Cell<usize>,
+) {
     let NodeKind::Mapping { entries, .. } = &yaml.resolve(id).kind else {
         return;
     };
-    let key_text = |key: NodeId| match value_of(yaml, key, 0) {
+    let key_text = |key: NodeId| match value_of(yaml, key, 0, budget) {
         Js::Str(text) => text,
         other => other.to_js_string(),
     };
     let own: Vec<(String, NodeId)> = entries
         .iter()
-        .map(|&(key, value)| (key_text(key), value))
+        .map(|&(key, value)| {
+            budget.set(MAX_NODES);
+            (key_text(key), value)
+        })
         .collect();
     let given: std::collections::HashSet<&str> = own
         .iter()
@@ -203,10 +227,10 @@ fn collect(yaml: &Yaml, id: NodeId, out: &mut Vec<(String, Js)>, depth: usize) {
         match &yaml.resolve(*value).kind {
             NodeKind::Sequence { items, .. } => {
                 for &item in items {
-                    collect(yaml, item, &mut merged, depth + 1);
+                    collect(yaml, item, &mut merged, depth + 1, budget);
                 }
             }
-            _ => collect(yaml, *value, &mut merged, depth + 1),
+            _ => collect(yaml, *value, &mut merged, depth + 1, budget),
         }
     }
     out.extend(
@@ -216,7 +240,7 @@ fn collect(yaml: &Yaml, id: NodeId, out: &mut Vec<(String, Js)>, depth: usize) {
     );
     for (name, value) in own {
         if name != "<<" {
-            out.push((name, value_of(yaml, value, 0)));
+            out.push((name, value));
         }
     }
 }
@@ -225,7 +249,10 @@ fn collect(yaml: &Yaml, id: NodeId, out: &mut Vec<(String, Js)>, depth: usize) {
 const MAX_DEPTH: usize = 64;
 
 /// A node as Bun types it (YAML 1.2 core schema with Bun's own edges).
-fn value_of(yaml: &Yaml, id: NodeId, depth: usize) -> Js {
+fn value_of(yaml: &Yaml, id: NodeId, depth: usize, budget: &std::cell::Cell<usize>) -> Js {
+    if !spend(budget) {
+        return Js::Object;
+    }
     match &yaml.resolve(id).kind {
         NodeKind::Scalar(scalar) => {
             match scalar.core_tag.as_str() {
@@ -249,7 +276,7 @@ fn value_of(yaml: &Yaml, id: NodeId, depth: usize) -> Js {
         NodeKind::Sequence { items, .. } if depth < MAX_DEPTH => Js::List(
             items
                 .iter()
-                .map(|&item| value_of(yaml, item, depth + 1))
+                .map(|&item| value_of(yaml, item, depth + 1, budget))
                 .collect(),
         ),
         NodeKind::Sequence { .. } => Js::List(Vec::new()),
@@ -374,6 +401,27 @@ fn split_patterns(text: &str) -> Vec<String> {
     parts
 }
 
+/// The declared argument names: a list's text items, or a text split at whitespace; blank
+/// names and names of digits only are dropped.
+pub(crate) fn argument_names(value: Option<&Js>) -> Vec<String> {
+    let keep = |name: &str| !name.trim().is_empty() && !name.bytes().all(|b| b.is_ascii_digit());
+    match value {
+        Some(Js::List(items)) => items
+            .iter()
+            .filter_map(|item| match item {
+                Js::Str(text) if keep(text) => Some(text.clone()),
+                _ => None,
+            })
+            .collect(),
+        Some(Js::Str(text)) => text
+            .split(is_js_space)
+            .filter(|name| keep(name))
+            .map(str::to_owned)
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
 /// `when_to_use` (and `name`): `String(value)` unless null.
 pub(crate) fn text_of(value: Option<&Js>) -> Option<String> {
     match value? {
@@ -455,7 +503,7 @@ mod tests {
     use super::*;
 
     fn description_of(file: &str) -> Option<String> {
-        description(read(file).get("description"))
+        description(read(file).get("description").as_ref())
     }
 
     #[test]
@@ -498,7 +546,10 @@ mod tests {
     #[test]
     fn the_split_follows_claude_code() {
         let file = read("---\ndescription: a --- b\n---\nBody");
-        assert_eq!(description(file.get("description")).as_deref(), Some("a"));
+        assert_eq!(
+            description(file.get("description").as_ref()).as_deref(),
+            Some("a")
+        );
         let file = read("---   \n\n\n   Indented\r\nbody\r\n");
         assert!(file.fields.is_empty());
         let file = read("---\r\nname: x\r\n---\r\n\r\n# Title\r\nText\r\n");
@@ -509,25 +560,43 @@ mod tests {
         );
         let repeated = read("---\ndescription: first\ndescription: second\n---\n");
         assert_eq!(
-            description(repeated.get("description")).as_deref(),
+            description(repeated.get("description").as_ref()).as_deref(),
             Some("second")
         );
         let merged = read("---\nbase: &b\n  description: merged\n<<: *b\n---\n");
         assert_eq!(
-            description(merged.get("description")).as_deref(),
+            description(merged.get("description").as_ref()).as_deref(),
             Some("merged")
         );
+    }
+
+    #[test]
+    fn an_alias_bomb_is_cut_off() {
+        use std::fmt::Write as _;
+        let mut text = String::from("---\na0: &a0 [x,x,x,x,x,x,x,x,x,x]\n");
+        for level in 1..9 {
+            let refs = vec![format!("*a{}", level - 1); 10].join(",");
+            let _ = writeln!(text, "a{level}: &a{level} [{refs}]");
+        }
+        text.push_str("description: still read\n---\nBody\n");
+        let started = std::time::Instant::now();
+        let file = read(&text);
+        assert_eq!(
+            description(file.get("description").as_ref()).as_deref(),
+            Some("still read")
+        );
+        assert!(started.elapsed() < std::time::Duration::from_secs(5));
     }
 
     #[test]
     fn the_retry_quotes_risky_values_and_fixes_tabs() {
         let file = read("---\ndescription: Use when: you need it\n---\n");
         assert_eq!(
-            description(file.get("description")).as_deref(),
+            description(file.get("description").as_ref()).as_deref(),
             Some("Use when: you need it")
         );
         let crlf = read("---\r\ndescription: Use when: crlf\r\n---\r\nBody\r\n");
-        assert_eq!(description(crlf.get("description")), None);
+        assert_eq!(description(crlf.get("description").as_ref()), None);
     }
 
     #[test]
@@ -568,7 +637,7 @@ mod tests {
             ("\"nomatch/*.x, *.txt\"", true),
         ] {
             let file = read(&format!("---\npaths: {yaml}\n---\n"));
-            assert_eq!(conditional(file.get("paths")), held, "{yaml}");
+            assert_eq!(conditional(file.get("paths").as_ref()), held, "{yaml}");
         }
     }
 
@@ -577,11 +646,17 @@ mod tests {
         let file = read(
             "---\nwhen_to_use: [null, 1, true]\nother: {a: 1}\ndisable-model-invocation: 0x1\n---\n",
         );
-        assert_eq!(text_of(file.get("when_to_use")).as_deref(), Some(",1,true"));
         assert_eq!(
-            text_of(file.get("other")).as_deref(),
+            text_of(file.get("when_to_use").as_ref()).as_deref(),
+            Some(",1,true")
+        );
+        assert_eq!(
+            text_of(file.get("other").as_ref()).as_deref(),
             Some("[object Object]")
         );
-        assert_eq!(flag(file.get("disable-model-invocation")), Some(true));
+        assert_eq!(
+            flag(file.get("disable-model-invocation").as_ref()),
+            Some(true)
+        );
     }
 }

@@ -327,7 +327,8 @@ fn tool_items(cx: &LintContext<'_>, field: &Field<ToolList>) -> Vec<(String, Ran
 
 /// A legacy command beside the skill with its name, which Claude Code hides behind the skill.
 fn check_shadowed_command(cx: &LintContext<'_>, out: &mut Vec<Diagnostic>) {
-    let dir = &cx.skill.dir;
+    // Where it is, whatever way it was named (`.` from inside the skill).
+    let dir = fs_err::canonicalize(&cx.skill.dir).unwrap_or_else(|_| cx.skill.dir.clone());
     let in_skills_folder = dir
         .parent()
         .filter(|skills| skills.file_name().is_some_and(|name| name == "skills"))
@@ -339,10 +340,11 @@ fn check_shadowed_command(cx: &LintContext<'_>, out: &mut Vec<Diagnostic>) {
     let name = &cx.skill.dir_name;
     let command = claude.join("commands").join(format!("{name}.md"));
     if fs_err::metadata(&command).is_ok_and(|meta| meta.is_file()) {
+        // The `name` value, or else the start of the file (an empty span: nothing to slice).
         let span = cx
             .doc
             .and_then(|doc| doc.name.as_ref())
-            .map_or(0..cx.text().len().min(3), |field| field.span.clone());
+            .map_or(0..0, |field| field.span.clone());
         out.push(
             Diagnostic::warning(
                 &COMMAND_SHADOWED,

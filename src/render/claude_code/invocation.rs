@@ -40,6 +40,8 @@ pub struct InvokeOptions {
     /// The tokens left, for the `<total_tokens>` reminder legacy models get after a tool
     /// result; `None` leaves the reminder out.
     pub tokens_left: Option<u64>,
+    /// The name the model called the skill by, when not its folder's (Claude Code echoes it).
+    pub launched_as: Option<String>,
 }
 
 /// One block of a message.
@@ -165,7 +167,13 @@ pub fn invoke(skill: &SkillView, options: &InvokeOptions) -> Invocation {
     let mut blocks = match options.invoker {
         Invoker::Model => vec![Block {
             kind: "tool_result",
-            text: with_reminder(format!("Launching skill: {name}"), options),
+            text: with_reminder(
+                format!(
+                    "Launching skill: {}",
+                    options.launched_as.as_deref().unwrap_or(name)
+                ),
+                options,
+            ),
             visible: true,
             is_error: false,
         }],
@@ -194,7 +202,13 @@ fn again(name: &str, options: &InvokeOptions) -> Invocation {
             content: vec![
                 Block {
                     kind: "tool_result",
-                    text: with_reminder(format!("Launching skill: {name}"), options),
+                    text: with_reminder(
+                        format!(
+                            "Launching skill: {}",
+                            options.launched_as.as_deref().unwrap_or(name)
+                        ),
+                        options,
+                    ),
                     visible: true,
                     is_error: false,
                 },

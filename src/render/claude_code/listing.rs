@@ -202,7 +202,7 @@ fn listed(
         if !seen.insert(name.clone()) {
             left_out.push((
                 name.clone(),
-                "a user-level skill of the same name wins".into(),
+                "one of the same name listed before it wins (user before project, nearer folders first, skills before legacy commands)".into(),
             ));
             continue;
         }
