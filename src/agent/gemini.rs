@@ -10,6 +10,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use crate::agent::collate;
+use crate::agent::js::{is_js_space, js_trim};
 use crate::skill::yaml::{self, NodeKind, Style};
 
 /// Items `getFolderStructure` shows at most (files and folders together).
@@ -370,26 +371,6 @@ fn key_rest<'a>(line: &'a str, key: &str) -> Option<&'a str> {
     let rest = body.strip_prefix(key)?.strip_prefix(':')?;
     let rest = rest.trim_start_matches(is_js_space);
     (!rest.contains(['\r', '\u{2028}', '\u{2029}'])).then_some(rest)
-}
-
-/// JavaScript's `\s` and `trim()` set.
-fn is_js_space(c: char) -> bool {
-    matches!(
-        c,
-        '\t' | '\n' | '\u{B}' | '\u{C}' | '\r' | ' ' | '\u{A0}' | '\u{1680}' | '\u{2000}'
-            ..='\u{200A}'
-                | '\u{2028}'
-                | '\u{2029}'
-                | '\u{202F}'
-                | '\u{205F}'
-                | '\u{3000}'
-                | '\u{FEFF}'
-    )
-}
-
-/// `String.prototype.trim`.
-pub(crate) fn js_trim(text: &str) -> &str {
-    text.trim_matches(is_js_space)
 }
 
 /// `name.replace(/[:\\/<>*?"|]/g, "-")`.

@@ -13,6 +13,7 @@ pub mod claude_code;
 pub(crate) mod codex;
 pub mod collate;
 pub(crate) mod gemini;
+pub(crate) mod js;
 mod target;
 
 pub use target::{DEFAULT_TARGETS, Family, Target, UnknownTarget};

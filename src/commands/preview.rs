@@ -199,47 +199,37 @@ pub fn run(args: PreviewArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
     } else {
         Version::Current
     };
-    if !args.target.is_claude_code() {
+    let (skills, options) = if args.target.is_claude_code() {
+        let (sources, projects) = claude_sources(&args, &paths);
+        let skills = load_sources(&sources, args.target, invoking)?;
+        let (options, warnings) = index_options(&args, &projects, model.clone(), version)?;
+        if !warnings.is_empty() {
+            let mut err = printer.stderr();
+            for warning in &warnings {
+                writeln!(err, "warning: {warning}")?;
+            }
+            err.flush()?;
+        }
+        (skills, Some(options))
+    } else {
         let mut skills = load(&args.user, Scope::User, args.target, invoking)?;
         skills.extend(load(&paths, Scope::Project, args.target, invoking)?);
-        if let Some(name) = &args.invoke {
-            return invoke(
-                &args,
-                &skills,
-                name,
-                &model,
-                version,
-                &cwd,
-                &HashMap::new(),
-                printer,
-            );
-        }
+        (skills, None)
+    };
+    if let Some(name) = &args.invoke {
+        let no_overrides = HashMap::new();
+        let overrides = options
+            .as_ref()
+            .map_or(&no_overrides, |options| &options.overrides);
+        return invoke(
+            &args, &skills, name, &model, version, &cwd, overrides, printer,
+        );
+    }
+    let Some(options) = options else {
         let index = agents::index(args.target, &skills);
         print_agent_index(&args, &index, printer)?;
         return Ok(ExitStatus::Success);
-    }
-    let (sources, projects) = claude_sources(&args, &paths);
-    let skills = load_sources(&sources, args.target, invoking)?;
-    let (options, warnings) = index_options(&args, &projects, model.clone(), version)?;
-    if !warnings.is_empty() {
-        let mut err = printer.stderr();
-        for warning in &warnings {
-            writeln!(err, "warning: {warning}")?;
-        }
-        err.flush()?;
-    }
-    if let Some(name) = &args.invoke {
-        return invoke(
-            &args,
-            &skills,
-            name,
-            &model,
-            version,
-            &cwd,
-            &options.overrides,
-            printer,
-        );
-    }
+    };
     let index = claude_code::index(&skills, &options);
     print_claude_index(&args, &index, &options, printer)?;
     Ok(ExitStatus::Success)
@@ -629,7 +619,7 @@ fn index_options(
 
 /// The model's text, then a line break when it does not end with one (so a terminal prompt
 /// starts on its own line; the JSON format has the exact text).
-fn print_text(out: &mut dyn Write, text: &str) -> std::io::Result<()> {
+pub(super) fn print_text(out: &mut dyn Write, text: &str) -> std::io::Result<()> {
     out.write_all(text.as_bytes())?;
     if !text.is_empty() && !text.ends_with('\n') {
         out.write_all(b"\n")?;
@@ -836,8 +826,7 @@ fn invoke(
         args: Some(match args.invoker {
             // The typed line is trimmed before it is split into name and arguments.
             InvokerArg::User => {
-                crate::agent::claude_code::text::js_trim(args.args.as_deref().unwrap_or_default())
-                    .to_owned()
+                crate::agent::js::js_trim(args.args.as_deref().unwrap_or_default()).to_owned()
             }
             InvokerArg::Model => args.args.clone().unwrap_or_default(),
         }),

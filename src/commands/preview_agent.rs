@@ -72,10 +72,7 @@ pub(crate) fn run(
         return Ok(ExitStatus::Success);
     }
     let mut out = printer.stdout();
-    out.write_all(text.as_bytes())?;
-    if !text.is_empty() && !text.ends_with('\n') {
-        out.write_all(b"\n")?;
-    }
+    super::preview::print_text(&mut out, &text)?;
     out.flush()?;
     if args.invoke.is_none() {
         let mut err = printer.stderr();
@@ -109,6 +106,40 @@ pub(crate) fn run(
     Ok(ExitStatus::Success)
 }
 
+/// The agent's roots for what was given: each project's own folders (the first project's with
+/// the home folder's and `--user`'s), and each other folder as one skills folder. With no
+/// project, the home folder's and `--user`'s come first (`home_first`) or last.
+fn gather<R>(
+    given: &[Given],
+    home: Option<&Path>,
+    user: &[PathBuf],
+    project: impl Fn(Option<&Path>, Option<&Path>, &[PathBuf]) -> Vec<R>,
+    folder: impl Fn(&Path) -> Option<R>,
+    home_first: bool,
+) -> Vec<R> {
+    let mut roots = Vec::new();
+    let mut first = true;
+    for item in given {
+        match item {
+            Given::Project(dir) => {
+                let (home, user) = if first { (home, user) } else { (None, &[][..]) };
+                roots.extend(project(Some(dir), home, user));
+                first = false;
+            }
+            Given::Folder(dir) => roots.extend(folder(dir)),
+        }
+    }
+    if first {
+        let own = project(None, home, user);
+        if home_first {
+            roots.splice(0..0, own);
+        } else {
+            roots.extend(own);
+        }
+    }
+    roots
+}
+
 /// The text, the message role and the report for `preview --target codex`.
 fn codex_view(
     args: &PreviewArgs,
@@ -116,26 +147,19 @@ fn codex_view(
     home: Option<&Path>,
     user: &[PathBuf],
 ) -> anyhow::Result<(String, &'static str, serde_json::Value)> {
-    let mut roots = Vec::new();
-    let mut first = true;
-    for item in given {
-        match item {
-            Given::Project(dir) => {
-                let (home, user) = if first { (home, user) } else { (None, &[][..]) };
-                roots.extend(codex::roots(Some(dir), home, user));
-                first = false;
-            }
-            Given::Folder(dir) => {
-                roots.extend(std::fs::canonicalize(dir).ok().map(|path| codex::Root {
-                    path,
-                    scope: codex::Scope::Repo,
-                }));
-            }
-        }
-    }
-    if first {
-        roots.extend(codex::roots(None, home, user));
-    }
+    let roots = gather(
+        given,
+        home,
+        user,
+        codex::roots,
+        |dir| {
+            std::fs::canonicalize(dir).ok().map(|path| codex::Root {
+                path,
+                scope: codex::Scope::Repo,
+            })
+        },
+        false,
+    );
     let catalog = codex::load(roots);
     Ok(if let Some(name) = &args.invoke {
         let skill = codex::mentioned(&catalog, name).map_err(|message| UserError {
@@ -171,21 +195,14 @@ fn gemini_view(
     home: Option<&Path>,
     user: &[PathBuf],
 ) -> anyhow::Result<(String, &'static str, serde_json::Value)> {
-    let mut roots = Vec::new();
-    let mut first = true;
-    for item in given {
-        match item {
-            Given::Project(dir) => {
-                let (home, user) = if first { (home, user) } else { (None, &[][..]) };
-                roots.extend(gemini::roots(Some(dir), home, user));
-                first = false;
-            }
-            Given::Folder(dir) => roots.push(dir.clone()),
-        }
-    }
-    if first {
-        roots.splice(0..0, gemini::roots(None, home, user));
-    }
+    let roots = gather(
+        given,
+        home,
+        user,
+        gemini::roots,
+        |dir| Some(dir.to_path_buf()),
+        true,
+    );
     let disabled = match home {
         Some(home) => gemini::disabled(home),
         None => Some(Vec::new()),

@@ -36,7 +36,11 @@ impl CapStyle {
 /// Claude Code's clean-up of a description or `when_to_use`: JavaScript's `trim` first when
 /// asked (descriptions are trimmed, `when_to_use` is not), then [`text::sanitise`].
 pub(crate) fn sanitise(text: &str, trim: bool) -> String {
-    text::sanitise(if trim { text::js_trim(text) } else { text })
+    text::sanitise(if trim {
+        crate::agent::js::js_trim(text)
+    } else {
+        text
+    })
 }
 
 fn is_separator(c: char) -> bool {

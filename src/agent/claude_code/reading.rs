@@ -119,8 +119,9 @@ pub fn retry(source: &SourceText, region: &Region) -> Option<Yaml> {
     Some(yaml)
 }
 
-/// The key and value of a line Claude Code's retry would quote.
-fn retry_quote(line: &str) -> Option<(&str, &str)> {
+/// `^([a-zA-Z_-]+):` on one line: the key Claude Code's retry looks for, and what follows the
+/// colon.
+pub(crate) fn retry_key(line: &str) -> Option<(&str, &str)> {
     let colon = line.find(':')?;
     let key = &line[..colon];
     if key.is_empty()
@@ -130,7 +131,12 @@ fn retry_quote(line: &str) -> Option<(&str, &str)> {
     {
         return None;
     }
-    let rest = &line[colon + 1..];
+    Some((key, &line[colon + 1..]))
+}
+
+/// The key and value of a line Claude Code's retry would quote.
+fn retry_quote(line: &str) -> Option<(&str, &str)> {
+    let (key, rest) = retry_key(line)?;
     let value = rest.trim_start();
     if value.len() == rest.len() || value.is_empty() {
         return None;

@@ -9,6 +9,8 @@
 use std::fmt;
 use std::ops::Range;
 
+use crate::agent::js::is_js_space;
+
 /// Byte ranges of the tools in an `allowed-tools` text: Claude Code splits it at spaces and
 /// commas outside parentheses (`Bash(git add:*), Read`).
 pub(crate) fn tool_ranges(text: &str) -> Vec<Range<usize>> {
@@ -84,7 +86,10 @@ pub(crate) fn inline_commands(text: &str) -> Vec<Inline> {
     let mut stop: Option<usize> = Some(0);
     let mut inline_end = 0;
     for (at, _) in text.match_indices("!`") {
-        if text[..at].chars().next_back().is_some_and(|c| !js_space(c))
+        if text[..at]
+            .chars()
+            .next_back()
+            .is_some_and(|c| !is_js_space(c))
             || at < inline_end
             || inside_block(at)
         {
@@ -121,21 +126,6 @@ pub(crate) fn inline_commands(text: &str) -> Vec<Inline> {
         keep
     });
     found
-}
-
-/// JavaScript's `\s`, which Claude Code's inline pattern `` (?<=^|\s)!`…` `` uses.
-fn js_space(c: char) -> bool {
-    matches!(
-        c,
-        '\t' | '\n' | '\u{0B}' | '\u{0C}' | '\r' | ' ' | '\u{A0}' | '\u{1680}' | '\u{2000}'
-            ..='\u{200A}'
-                | '\u{2028}'
-                | '\u{2029}'
-                | '\u{202F}'
-                | '\u{205F}'
-                | '\u{3000}'
-                | '\u{FEFF}'
-    )
 }
 
 /// Commands Claude Code 2.1.332 runs with any arguments, without an allow rule, because they

@@ -7,7 +7,7 @@
 //! skillpkg's own reading (`crate::skill`) serves `validate` and `lint`; this one is what
 //! `preview` renders, so that it shows the bytes the agent sends.
 
-use crate::agent::claude_code::text::{is_js_space, js_number, js_trim};
+use crate::agent::js::{is_js_space, js_number, js_trim};
 use crate::skill::yaml::{self, NodeId, NodeKind, Style, Yaml};
 
 /// A value as JavaScript holds it after Bun's YAML parser.
@@ -137,16 +137,7 @@ fn retry_text(text: &str) -> String {
 /// `^([a-zA-Z_-]+):\s+(\S.*)$` on one line, where `.` matches no line terminator, and a value
 /// worth quoting.
 fn risky_value(line: &str) -> Option<(&str, &str)> {
-    let colon = line.find(':')?;
-    let key = &line[..colon];
-    if key.is_empty()
-        || !key
-            .chars()
-            .all(|c| c.is_ascii_alphabetic() || c == '_' || c == '-')
-    {
-        return None;
-    }
-    let rest = &line[colon + 1..];
+    let (key, rest) = super::reading::retry_key(line)?;
     let value = rest.trim_start_matches(is_js_space);
     if value.len() == rest.len()
         || value.is_empty()

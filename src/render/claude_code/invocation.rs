@@ -165,18 +165,7 @@ pub fn invoke(skill: &SkillView, options: &InvokeOptions) -> Invocation {
         };
     }
     let mut blocks = match options.invoker {
-        Invoker::Model => vec![Block {
-            kind: "tool_result",
-            text: with_reminder(
-                format!(
-                    "Launching skill: {}",
-                    options.launched_as.as_deref().unwrap_or(name)
-                ),
-                options,
-            ),
-            visible: true,
-            is_error: false,
-        }],
+        Invoker::Model => vec![launching(name, options)],
         Invoker::User => metadata(name, options.args.as_deref()),
     };
     blocks.push(content_block);
@@ -200,18 +189,7 @@ fn again(name: &str, options: &InvokeOptions) -> Invocation {
             role: "user",
             to: "main",
             content: vec![
-                Block {
-                    kind: "tool_result",
-                    text: with_reminder(
-                        format!(
-                            "Launching skill: {}",
-                            options.launched_as.as_deref().unwrap_or(name)
-                        ),
-                        options,
-                    ),
-                    visible: true,
-                    is_error: false,
-                },
+                launching(name, options),
                 Block {
                     kind: "text",
                     text: match options.args.as_deref().filter(|args| !args.is_empty()) {
@@ -230,6 +208,23 @@ fn again(name: &str, options: &InvokeOptions) -> Invocation {
         shell: Vec::new(),
         refused: None,
         substituted: false,
+    }
+}
+
+/// The Skill tool's result: `Launching skill: NAME` (the name the model used), with the
+/// reminder legacy models get when it is asked for.
+fn launching(name: &str, options: &InvokeOptions) -> Block {
+    Block {
+        kind: "tool_result",
+        text: with_reminder(
+            format!(
+                "Launching skill: {}",
+                options.launched_as.as_deref().unwrap_or(name)
+            ),
+            options,
+        ),
+        visible: true,
+        is_error: false,
     }
 }
 
