@@ -138,3 +138,152 @@ pub fn check_set(checked: &mut [Checked]) {
         item.sort();
     }
 }
+
+/// The Claude Code plugin a skill file belongs to: the nearest folder above its own, at most
+/// eight up, that holds `.claude-plugin/plugin.json` or that a plugin marketplace above it
+/// (`.claude-plugin/marketplace.json`) names as a plugin's `source` (a repository can be both a
+/// marketplace and, at its root, a plugin), and that loads the skill: from its `skills/` folder,
+/// or from the paths its `skills` entry lists. Claude Code installs and lists each plugin on its
+/// own and names its skills `plugin:name`, so two plugins' skills never clash.
+pub(crate) fn plugin_of(skill_file: &std::path::Path) -> Option<std::path::PathBuf> {
+    let dir = without_dots(skill_file.parent()?);
+    let mut plugins: Vec<(std::path::PathBuf, Vec<std::path::PathBuf>)> = Vec::new();
+    for folder in dir.ancestors().skip(1).take(8) {
+        let manifest = folder.join(".claude-plugin/plugin.json");
+        if manifest.is_file() {
+            let declared = read_json(&manifest)
+                .map(|json| declared_skills(folder, json.get("skills")))
+                .unwrap_or_default();
+            plugins.push((folder.to_path_buf(), declared));
+        }
+        let marketplace = folder.join(".claude-plugin/marketplace.json");
+        if marketplace.is_file() {
+            plugins.extend(marketplace_plugins(&marketplace).iter().cloned());
+        }
+    }
+    plugins
+        .into_iter()
+        .map(|(root, declared)| {
+            let root = without_dots(&root);
+            let declared: Vec<std::path::PathBuf> =
+                declared.iter().map(|d| without_dots(d)).collect();
+            (root, declared)
+        })
+        .filter(|(root, declared)| {
+            dir.starts_with(root)
+                && (dir.parent() == Some(root.join("skills").as_path())
+                    || declared
+                        .iter()
+                        .any(|path| &dir == path || dir.parent() == Some(path.as_path())))
+        })
+        .map(|(root, _)| root)
+        .max_by_key(|root| root.as_os_str().len())
+}
+
+/// `path` without its `.` parts (`./plugins/x` is `plugins/x`), so that paths compare.
+fn without_dots(path: &std::path::Path) -> std::path::PathBuf {
+    path.components()
+        .filter(|part| !matches!(part, std::path::Component::CurDir))
+        .collect()
+}
+
+/// A JSON file of at most 8 MiB, read and parsed once per run.
+fn read_json(path: &std::path::Path) -> Option<std::sync::Arc<serde_json::Value>> {
+    use std::collections::HashMap;
+    use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+    type Cache = Mutex<HashMap<std::path::PathBuf, Option<Arc<serde_json::Value>>>>;
+    static CACHE: OnceLock<Cache> = OnceLock::new();
+    let cache = CACHE.get_or_init(Mutex::default);
+    if let Some(found) = cache
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .get(path)
+    {
+        return found.clone();
+    }
+    let value = crate::fsx::read_capped(path, 8 * 1024 * 1024)
+        .ok()
+        .and_then(|bytes| serde_json::from_slice::<serde_json::Value>(&bytes).ok())
+        .map(Arc::new);
+    cache
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .insert(path.to_path_buf(), value.clone());
+    value
+}
+
+/// A folder inside `root` that `relative` names, or `None` when it would leave `root`: nothing
+/// a manifest says chooses a path elsewhere.
+fn inside(root: &std::path::Path, relative: &str) -> Option<std::path::PathBuf> {
+    let path = std::path::Path::new(relative);
+    let escapes = path.components().any(|part| {
+        matches!(
+            part,
+            std::path::Component::ParentDir
+                | std::path::Component::RootDir
+                | std::path::Component::Prefix(_)
+        )
+    });
+    (!escapes).then(|| root.join(path))
+}
+
+/// The skill folders a plugin's `skills` entry lists (a path or a list of paths).
+fn declared_skills(
+    root: &std::path::Path,
+    entry: Option<&serde_json::Value>,
+) -> Vec<std::path::PathBuf> {
+    let paths: Vec<&str> = match entry {
+        Some(serde_json::Value::String(one)) => vec![one.as_str()],
+        Some(serde_json::Value::Array(many)) => {
+            many.iter().filter_map(serde_json::Value::as_str).collect()
+        }
+        _ => Vec::new(),
+    };
+    paths
+        .into_iter()
+        .filter_map(|path| inside(root, path))
+        .collect()
+}
+
+/// The local plugins a marketplace file names (`"source": "./plugins/x"`), each with the skill
+/// folders its entry lists.
+fn marketplace_plugins(
+    path: &std::path::Path,
+) -> Vec<(std::path::PathBuf, Vec<std::path::PathBuf>)> {
+    let root = path
+        .parent()
+        .and_then(std::path::Path::parent)
+        .unwrap_or(std::path::Path::new("."));
+    let Some(json) = read_json(path) else {
+        return Vec::new();
+    };
+    let base = json
+        .pointer("/metadata/pluginRoot")
+        .and_then(serde_json::Value::as_str)
+        .unwrap_or("");
+    let mut found = Vec::new();
+    for plugin in json
+        .get("plugins")
+        .and_then(serde_json::Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        let Some(source) = plugin.get("source").and_then(serde_json::Value::as_str) else {
+            continue;
+        };
+        let relative = if source.starts_with("./") || base.is_empty() {
+            source.to_owned()
+        } else {
+            format!("{base}/{source}")
+        };
+        let Some(folder) = inside(root, &relative) else {
+            continue;
+        };
+        let mut declared = declared_skills(&folder, plugin.get("skills"));
+        if let Some(json) = read_json(&folder.join(".claude-plugin/plugin.json")) {
+            declared.extend(declared_skills(&folder, json.get("skills")));
+        }
+        found.push((folder, declared));
+    }
+    found
+}

@@ -200,8 +200,8 @@ rules! {
         "Claude Code cuts the description in its skill listing"
         "What it does: under claude-code targets, measures `description` plus ` - ` and `when_to_use` as Claude Code does (after its clean-up and `<`/`>` escaping) against the listing cap: 1,536 UTF-16 units in Claude Code 2.1.332, 250 in 2.1.88. Points at where the cut falls.\n\nWhy: the model sees the text up to the cut and an ellipsis; a trigger after the cut is lost.\n\nExample: a 300-character description under `claude-code@2.1.88`.";
     DESCRIPTION_MULTILINE = "SK211" "description-multiline" Warning Lint No All
-        "the description has line breaks, which agents show differently"
-        "What it does: flags a `description` whose value contains line breaks (a `|` block, or `\\n` in a quoted value).\n\nWhy: Claude Code folds every run of line breaks into one space; Gemini CLI and skills-ref's prompt keep them, so the listing's layout breaks. Write one paragraph, or use `>` (folded) so every parser joins the lines.\n\nExample: `description: |` followed by two lines.";
+        "retired: line breaks in the description"
+        "What it does: nothing; it is never reported. It used to flag a `description` with line breaks (a `|` block).\n\nWhy retired: no agent skillpkg models is hurt by them: Claude Code folds them into spaces, Codex collapses whitespace, and Gemini CLI and skills-ref's prompt put the description inside its own XML element, where a line break changes nothing (0 of 12 judged findings on published skills were real; benches/realworld). The code stays so that configurations and suppressions naming it remain valid.\n\nExample: none.";
     BODY_TOO_LONG = "SK301" "body-too-long" Warning Lint No All
         "the body is longer than 500 lines"
         "What it does: counts the lines of SKILL.md after the frontmatter.\n\nWhy: the whole body enters the context every time the skill runs; the spec recommends under 500 lines, with details moved to `references/`.\n\nExample: a 900-line SKILL.md with an API reference pasted in.";
@@ -256,9 +256,9 @@ rules! {
     UNKNOWN_TOOL = "SK506" "unknown-tool" Warning Lint No ClaudeCode
         "`allowed-tools` names a tool Claude Code does not have"
         "What it does: under claude-code targets, checks each tool name against Claude Code's tools (Bash, Read, Write, Edit, Glob, Grep, WebFetch, …) and MCP tools (`mcp__server__tool`).\n\nWhy: a misspelt tool is silently ignored, so the permission the skill expects is never granted.\n\nExample: `allowed-tools: Bash(git:*) ReadFile` (did you mean `Read`?).";
-    ALLOWED_TOOLS_FORMAT = "SK507" "allowed-tools-format" Warning Lint Safe All
-        "`allowed-tools` is a list or comma-separated, not space-separated"
-        "What it does: flags `allowed-tools` written as a YAML list or with commas.\n\nWhy: the spec defines a space-separated string; Claude Code accepts all three forms but skills-ref and strict clients do not (agentskills/agentskills#65).\n\nExample: `allowed-tools: [Read, Write]` (fix: `allowed-tools: Read Write`).";
+    ALLOWED_TOOLS_FORMAT = "SK507" "allowed-tools-format" Warning Lint No All
+        "retired: `allowed-tools` as a list or comma-separated"
+        "What it does: nothing; it is never reported. It used to flag `allowed-tools` written as a YAML list or with commas.\n\nWhy retired: Claude Code and skills-ref both accept the space-separated, comma-separated and block-list forms, so the finding was never a real problem (0 of 12 judged findings on published skills were; benches/realworld). A flow list (`[Read, Write]`), which skills-ref's strict YAML refuses, is `strict-yaml` (SK014). The code stays so that configurations and suppressions naming it remain valid.\n\nExample: none.";
     INLINE_SHELL_NOT_ALLOWED = "SK508" "inline-shell-not-allowed" Error Lint No ClaudeCode
         "inline shell that Claude Code will refuse to run"
         "What it does: under claude-code targets, finds `!`command`` (at the start of a line or after a space) and ```` ```! ```` blocks whose command is neither read-only (`echo`, `cat`, `ls`, `git status`, …) nor covered by a `Bash(…)` rule in `allowed-tools`.\n\nWhy: Claude Code runs these before the model sees the skill; when one is not allowed, the whole invocation aborts with \"Shell command permission check failed\" (captures §8). `!` glued to a word is literal text and is not flagged.\n\nExample: `` !`touch marker` `` without `allowed-tools: Bash(touch:*)`.";
@@ -297,6 +297,9 @@ rules! {
         "What it does: scans SKILL.md and the skill's text files for AWS access keys, GitHub and Anthropic tokens, OpenAI and Google API keys, Slack tokens and private-key blocks.\n\nWhy: skills are shared and published; a key in one is leaked. Read secrets from the environment instead.\n\nExample: `export ANTHROPIC_API_KEY=sk-ant-api03-…` in SKILL.md.";
 }
 
+/// Rules that no longer report anything: kept so that configurations and suppressions naming
+/// them stay valid. Each one's documentation says why it was retired.
+pub const RETIRED: &[&str] = &["SK211", "SK507"];
 /// Looks a rule up by code (`SK105`, any case) or kebab name (`name-not-lowercase`).
 pub fn find(code_or_name: &str) -> Option<&'static Rule> {
     ALL.iter()

@@ -4,7 +4,7 @@
 //! default).
 
 use std::io::{self, Write as _};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use super::UserError;
 use crate::agent::{DEFAULT_TARGETS, Target};
@@ -32,7 +32,8 @@ pub struct CheckArgs {
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct TargetArgs {
     /// A client the skills must load in; repeat for several [default: from skillpkg.toml, else
-    /// agentskills]
+    /// the agents of the plugin a skill is in (Claude Code, Codex, Gemini CLI), else claude-code
+    /// in .claude/skills, else agentskills]
     #[arg(
         long = "target",
         short = 't',
@@ -86,6 +87,16 @@ pub(crate) fn each_once(paths: &[PathBuf], mut skills: Vec<PathBuf>) -> Vec<Path
     skills
 }
 
+/// Drops the SKILL.md files a walk found that are fragments, not skills: no frontmatter, and
+/// the text starts with an HTML comment (`<!--flavor:…-->` blocks a build script splices into
+/// the real SKILL.md). A file named on the command line is always checked.
+pub(crate) fn without_fragments(paths: &[PathBuf], mut skills: Vec<PathBuf>) -> Vec<PathBuf> {
+    skills.retain(|skill| {
+        paths.iter().any(|named| named == skill) || !crate::skill::discover::is_fragment(skill)
+    });
+    skills
+}
+
 /// The error for paths that hold no skill.
 pub(crate) fn no_skills(paths: &[PathBuf]) -> UserError {
     let shown: Vec<String> = paths
@@ -111,15 +122,66 @@ pub(crate) fn cli_targets(targets: &[Target]) -> Vec<Target> {
     out
 }
 
-/// The targets a skill is checked for: `cli` (see [`cli_targets`]) when it names any, else its
-/// `skillpkg.toml`'s, else the default.
-pub(crate) fn targets_for(cli: &[Target], config: Option<&Config>) -> Vec<Target> {
+/// The targets a skill in `dir` is checked for: `cli` (see [`cli_targets`]) when it names any,
+/// else its `skillpkg.toml`'s, else where it lives says ([`default_targets`]).
+pub(crate) fn targets_for(cli: &[Target], config: Option<&Config>, dir: &Path) -> Vec<Target> {
     if !cli.is_empty() {
         return cli.to_vec();
     }
     config
         .and_then(|config| config.targets.clone())
-        .unwrap_or_else(|| DEFAULT_TARGETS.to_vec())
+        .unwrap_or_else(|| default_targets(dir))
+}
+
+/// How many folders up from a skill [`default_targets`] looks.
+const LOCATION_DEPTH: usize = 8;
+
+/// The targets of a skill in `dir` that nothing names targets for: the agents whose plugin it
+/// is in (the nearest folder above it with a manifest: `.claude-plugin/plugin.json` or
+/// `marketplace.json` for Claude Code, `.codex-plugin/` for Codex, `gemini-extension.json` for
+/// Gemini CLI), Claude Code in a `.claude/skills` folder, the open spec otherwise. A repository
+/// that also publishes its skills elsewhere (claude.ai uploads, `npx skills add`) says so with
+/// `targets` in `skillpkg.toml`.
+/// Looks up to the repository root, at most [`LOCATION_DEPTH`] folders.
+pub(crate) fn default_targets(dir: &Path) -> Vec<Target> {
+    let absolute;
+    let dir = if dir.is_absolute() {
+        dir
+    } else {
+        absolute = std::env::current_dir().unwrap_or_default().join(dir);
+        &absolute
+    };
+    for folder in dir.ancestors().take(LOCATION_DEPTH) {
+        let in_claude_skills = folder.file_name().is_some_and(|name| name == "skills")
+            && folder
+                .parent()
+                .and_then(Path::file_name)
+                .is_some_and(|name| name == ".claude");
+        if in_claude_skills {
+            return vec![Target::ClaudeCode];
+        }
+        // The agents whose plugin manifests are here: a plugin for Claude Code and Codex is
+        // checked for both.
+        let mut found = Vec::new();
+        if folder.join(".claude-plugin/plugin.json").is_file()
+            || folder.join(".claude-plugin/marketplace.json").is_file()
+        {
+            found.push(Target::ClaudeCode);
+        }
+        if folder.join(".codex-plugin").exists() {
+            found.push(Target::Codex);
+        }
+        if folder.join("gemini-extension.json").is_file() {
+            found.push(Target::GeminiCli);
+        }
+        if !found.is_empty() {
+            return found;
+        }
+        if folder.join(".git").exists() {
+            break;
+        }
+    }
+    DEFAULT_TARGETS.to_vec()
 }
 
 /// Prints each broken `skillpkg.toml` once, with `hint`.

@@ -179,7 +179,7 @@ fn resolve_targets(targets: &[Target], cwd: &Path, parent: &Path) -> anyhow::Res
             message: error.to_string(),
             hints: vec!["fix skillpkg.toml, or pass --target to override it".into()],
         })?;
-    Ok(common::targets_for(&cli, config.as_deref()))
+    Ok(common::targets_for(&cli, config.as_deref(), parent))
 }
 
 /// The description to use, and whether it is the placeholder: the flag's, else asked for on a

@@ -76,9 +76,19 @@ pub struct LintArgs {
     #[arg(long)]
     pub deny_warnings: bool,
 
-    /// The context window (tokens) for Claude Code's listing budget
-    #[arg(long, value_name = "TOKENS", default_value_t = 200_000)]
-    pub context_window: usize,
+    /// The context window (tokens) for Claude Code's listing budget [default: that of
+    /// `preview`'s default model]
+    #[arg(long, value_name = "TOKENS")]
+    pub context_window: Option<usize>,
+}
+
+/// The context window for Claude Code's listing budget: the flag's, else that of the model
+/// `preview` assumes, so that the two agree.
+fn context_window(args: &LintArgs) -> usize {
+    args.context_window.unwrap_or_else(|| {
+        crate::agent::claude_code::Model::named(crate::agent::claude_code::DEFAULT_MODEL)
+            .context_window
+    })
 }
 
 /// What the walk found: the jobs, and errors met on the way.
@@ -131,7 +141,7 @@ pub fn run(args: LintArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
             Err(error) => errors.push(error),
         }
     }
-    engine::across_skills(&mut outcomes, jobs, &cli, args.context_window, &cwd);
+    engine::across_skills(&mut outcomes, jobs, &cli, context_window(&args), &cwd);
 
     let fixed: usize = outcomes.iter().map(|o| o.fixed).sum();
     let exhausted: Vec<PathBuf> = outcomes
@@ -226,7 +236,7 @@ fn plan(
         })
         .collect();
     let found = discover::walk_with_files(&roots, threads);
-    let skills = common::each_once(&roots, found.skills);
+    let skills = common::without_fragments(&roots, common::each_once(&roots, found.skills));
     if skills.is_empty() && found.errors.is_empty() {
         return Err(common::no_skills(&paths).into());
     }
@@ -238,7 +248,11 @@ fn plan(
     for (path, files) in skills.into_iter().zip(files) {
         match finder.for_dir(path.parent().unwrap_or(&path)) {
             Ok(config) => {
-                let targets = common::targets_for(&cli_targets, config.as_deref());
+                let targets = common::targets_for(
+                    &cli_targets,
+                    config.as_deref(),
+                    path.parent().unwrap_or(&path),
+                );
                 jobs.push((path, files, targets, config));
             }
             Err(error) => config_errors.push(error),

@@ -182,7 +182,7 @@ pub(crate) fn locate(
     } else {
         None
     };
-    let targets = common::targets_for(&cli, config.as_deref());
+    let targets = common::targets_for(&cli, config.as_deref(), &dir);
 
     Ok((dir, skill, targets))
 }

@@ -66,7 +66,7 @@ pub struct PreviewArgs {
     pub target: Target,
 
     /// Claude Code's model: where the listing goes, the budget and the effort
-    #[arg(long, value_name = "MODEL", default_value = "claude-opus-5-5")]
+    #[arg(long, value_name = "MODEL", default_value = crate::agent::claude_code::DEFAULT_MODEL)]
     pub model: String,
 
     /// The model's context window in tokens [default: the model's]

@@ -46,7 +46,7 @@ pub fn run(args: ValidateArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
     let threads = std::thread::available_parallelism().map_or(2, usize::from);
 
     let found = discover::walk(&paths, threads);
-    let skills = common::each_once(&paths, found.skills);
+    let skills = common::without_fragments(&paths, common::each_once(&paths, found.skills));
     if skills.is_empty() && found.errors.is_empty() {
         return Err(common::no_skills(&paths).into());
     }
@@ -120,7 +120,11 @@ fn targets_per_skill(
         } else {
             None
         };
-        let targets = common::targets_for(cli_targets, config.as_deref());
+        let targets = common::targets_for(
+            cli_targets,
+            config.as_deref(),
+            path.parent().unwrap_or(&path),
+        );
         jobs.push((path, targets));
     }
     (jobs, errors)

@@ -67,6 +67,22 @@ fn is_skill_file(path: &Path) -> bool {
     path.file_name().and_then(FileName::classify).is_some()
 }
 
+/// Whether the SKILL.md at `path` is a fragment rather than a skill: it has no frontmatter and
+/// its first non-blank line is an HTML comment. Reads at most the first 4 KiB.
+pub(crate) fn is_fragment(path: &Path) -> bool {
+    use std::io::Read as _;
+    let Ok(file) = crate::fsx::open_regular(path) else {
+        return false;
+    };
+    let mut head = Vec::with_capacity(4096);
+    if file.take(4096).read_to_end(&mut head).is_err() {
+        return false;
+    }
+    let text = String::from_utf8_lossy(&head);
+    let text = text.trim_start_matches('\u{feff}').trim_start();
+    !text.starts_with("---") && text.starts_with("<!--")
+}
+
 /// What a walk found.
 #[derive(Debug, Default)]
 pub struct Found {

@@ -69,7 +69,7 @@ fn write_general_fixtures(context: &TestContext) {
     c.lint_skill(
         "passes/sk016-unused",
         "",
-        "<!-- skillpkg-disable-next-line SK308 -->\nOld docs said {baseDir}.\n",
+        "<!-- skillpkg-disable-next-line SK209 -->\nTODO: a marker this skill keeps on purpose.\n",
     );
     c.lint_skill_described(
         "fires/sk206-trigger",
@@ -85,13 +85,20 @@ fn write_general_fixtures(context: &TestContext) {
     );
     c.lint_skill_described(
         "fires/sk207-person",
-        "Formats release notes for you from git history. Use when a changelog is requested.",
+        "Formats release notes for you and your team from git history. Use when a changelog is requested.",
         "",
         "Steps.\n",
     );
     c.lint_skill_described(
         "passes/sk207-person",
         "Formats release notes for the user from git history. Use when a changelog is requested.",
+        "",
+        "Steps.\n",
+    );
+    // "when you" speaks to the agent; `I/O` and a quoted utterance are not a voice.
+    c.lint_skill_described(
+        "passes/sk207-agent",
+        "Speeds up I/O-bound code. Use when you profile it, or the user says 'why am I slow'.",
         "",
         "Steps.\n",
     );
@@ -111,9 +118,10 @@ fn write_general_fixtures(context: &TestContext) {
     c.lint_skill(
         "passes/sk209-placeholder",
         "",
-        "Keep a to-do list of the steps.\n",
+        "Keep a to-do list of the steps. Remove any TODO: markers from the user's draft.\n\n```python\n# TODO: handle errors\n```\n",
     );
-    c.skill("fires/sk211-multiline", "---\nname: sk211-multiline\ndescription: |\n  Handles the multi-line fixture of the lint test suite.\n  Use when a test lints line breaks.\n---\n\nSteps.\n");
+    // Retired rules (SK211, SK507) stay silent on what they used to report.
+    c.skill("passes/sk211-multiline-retired", "---\nname: sk211-multiline-retired\ndescription: |\n  Handles the multi-line fixture of the lint test suite.\n  Use when a test lints line breaks.\n---\n\nSteps.\n");
     c.skill("passes/sk211-multiline", "---\nname: sk211-multiline\ndescription: >\n  Handles the folded fixture of the lint test suite.\n  Use when a test lints folded text.\n---\n\nSteps.\n");
     c.lint_skill("fires/sk301-long", "", &"A line of the body.\n".repeat(501));
     // The fixture adds 3 lines (a blank line, the title, a blank line): 497 + 3 = 500.
@@ -170,12 +178,13 @@ fn write_general_fixtures(context: &TestContext) {
     c.lint_skill(
         "fires/sk306-absolute",
         "",
-        "Notes are in /home/ana/notes.txt.\n",
+        "Run /home/ana/skills/sk306-absolute/scripts/run.sh.\n",
     );
+    // An absolute path to something other than the skill's own files is not its business.
     c.lint_skill(
         "passes/sk306-absolute",
         "",
-        "Notes are in ~/notes.txt, or in ./home/notes.txt.\n",
+        "Notes are in ~/notes.txt, in ./home/notes.txt, or on the server in /home/ana/notes.txt.\n",
     );
     c.lint_skill("fires/sk307-backslash", "", "Run references\\guide.md.\n");
     c.lint_skill(
@@ -183,13 +192,18 @@ fn write_general_fixtures(context: &TestContext) {
         "",
         "Escape a backslash as \\\\.\n",
     );
-    c.lint_skill("fires/sk308-basedir", "", "Files live in {baseDir}.\n");
+    c.lint_skill(
+        "fires/sk308-basedir",
+        "allowed-tools: Bash({baseDir}/scripts/run.sh:*)\n",
+        "Steps.\n",
+    );
+    // In prose the model reads it beside the skill's folder, which the agent states.
     c.lint_skill(
         "passes/sk308-basedir",
         "",
-        "Files live in ${CLAUDE_SKILL_DIR}.\n",
+        "Files live in {baseDir}, or ${CLAUDE_SKILL_DIR}.\n",
     );
-    let long = (1..=120).fold(String::new(), |mut text, i| {
+    let long = (1..=2_100).fold(String::new(), |mut text, i| {
         text.push_str("Line ");
         text.push_str(&i.to_string());
         text.push_str(" of the reference.\n");
@@ -213,6 +227,16 @@ fn write_general_fixtures(context: &TestContext) {
         "passes/sk309-toc/references/api.md",
         format!("# API\n\n## Contents\n\n- Lines\n\n## Lines\n\n{long}"),
     );
+    // One read returns 300 lines whole: no contents needed.
+    c.lint_skill(
+        "passes/sk309-short",
+        "",
+        "Read [the API](references/api.md).\n",
+    );
+    c.write(
+        "passes/sk309-short/references/api.md",
+        format!("# API\n\n{}", "A line.\n".repeat(300)),
+    );
     c.lint_skill("fires/sk310-readme", "", "Steps.\n");
     c.write("fires/sk310-readme/README.md", "# For people\n");
     c.lint_skill(
@@ -221,11 +245,18 @@ fn write_general_fixtures(context: &TestContext) {
         "Copy assets/README.md into the user's project.\n",
     );
     c.write("passes/sk310-readme/assets/README.md", "# Project\n");
-    c.lint_skill("fires/sk311-mode", "", "Run scripts/run.sh.\n");
+    let runs = "```bash\nscripts/run.sh\n```\n";
+    c.lint_skill("fires/sk311-mode", "", runs);
     c.write("fires/sk311-mode/scripts/run.sh", "#!/bin/sh\necho hi\n");
-    c.lint_skill("passes/sk311-mode", "", "Run scripts/run.sh.\n");
+    // Run through an interpreter, a script needs neither the mode nor a shebang.
+    c.lint_skill(
+        "passes/sk311-mode",
+        "",
+        &format!("{runs}\n```bash\nsh scripts/other.sh\n```\n"),
+    );
     c.write("passes/sk311-mode/scripts/run.sh", "#!/bin/sh\necho hi\n");
-    c.lint_skill("fires/sk312-shebang", "", "Run scripts/run.sh.\n");
+    c.write("passes/sk311-mode/scripts/other.sh", "echo hi\n");
+    c.lint_skill("fires/sk312-shebang", "", runs);
     c.write("fires/sk312-shebang/scripts/run.sh", "echo hi\n");
     c.lint_skill(
         "passes/sk312-shebang",
@@ -247,21 +278,22 @@ fn write_general_fixtures(context: &TestContext) {
     c.lint_skill(
         "fires/sk505-broad",
         "allowed-tools: Bash Read\n",
-        "Steps.\n",
+        "```bash\ngh pr list | head -n 5\n```\n",
     );
     c.lint_skill(
         "passes/sk505-broad",
-        "allowed-tools: Bash(git status:*) Read\n",
-        "Steps.\n",
+        "allowed-tools: Bash(gh:*) Read\n",
+        "```bash\ngh pr list | head -n 5\n```\n",
+    );
+    // A skill whose job is running many different commands needs `Bash`.
+    c.lint_skill(
+        "passes/sk505-many",
+        "allowed-tools: Bash\n",
+        "```bash\ngh pr list\ncargo build\nnpm test\nmake lint\n```\n",
     );
     c.lint_skill(
-        "fires/sk507-format",
+        "passes/sk507-format-retired",
         "allowed-tools: Read, Write\n",
-        "Steps.\n",
-    );
-    c.lint_skill(
-        "passes/sk507-format",
-        "allowed-tools: Read Write\n",
         "Steps.\n",
     );
     let same = "Summarises a pull request into a short review with risks and open questions. Use when the user asks for a review.";
@@ -407,7 +439,11 @@ fn every_lint_rule_fires_on_its_fixture_and_not_on_its_near_miss() {
     fired.insert("SK603".into()); // over budget: its own test below
     let missing: Vec<&str> = rule::ALL
         .iter()
-        .filter(|rule| rule.kind == Kind::Lint && !fired.contains(rule.code))
+        .filter(|rule| {
+            rule.kind == Kind::Lint
+                && !fired.contains(rule.code)
+                && !rule::RETIRED.contains(&rule.code)
+        })
         .map(|rule| rule.code)
         .collect();
     assert!(
@@ -415,7 +451,8 @@ fn every_lint_rule_fires_on_its_fixture_and_not_on_its_near_miss() {
         "lint rules without a firing fixture: {missing:?}"
     );
     // Claude Code rules fire only under a Claude Code target.
-    let (_, under_spec, _) = run(context.lint(&["cc-fires", "--format", "json"]));
+    let (_, under_spec, _) =
+        run(context.lint(&["cc-fires", "--format", "json", "--target", "agentskills"]));
     for rule in rule::ALL
         .iter()
         .filter(|rule| rule.applies == Applies::ClaudeCode)
@@ -437,7 +474,13 @@ fn listing_over_budget_names_the_skills_that_lose_their_description() {
             "Handles fixture number {i} of the budget test, with words that differ, {}. Use when a test needs fixture {i}.",
             "alpha beta gamma delta ".repeat(i % 5 + 6)
         );
-        context.lint_skill_described(&format!("skills/{name}"), &text, "", "Steps.\n");
+        // Skills Claude Code lists together: one `.claude/skills` folder.
+        context.lint_skill_described(
+            &format!("skills/.claude/skills/{name}"),
+            &text,
+            "",
+            "Steps.\n",
+        );
     }
     snapshot!(
         context,
@@ -449,7 +492,9 @@ fn listing_over_budget_names_the_skills_that_lose_their_description() {
             "--select",
             "SK603",
             "--format",
-            "concise"
+            "concise",
+            "--context-window",
+            "200000"
         ])
     );
     snapshot!(
@@ -506,7 +551,7 @@ fn rule_lists_every_rule_and_explains_one() {
 }
 
 /// A skill with one problem of each safely fixable kind, and one unsafely fixable.
-const FIXABLE: &str = "---\nname: fixable\ndescription: Use when: the user asks to fix things in files\nlicense: no\nallowed-tools:\n  - Read\n  - Bash(git status:*)\nwhen_to_use: When a test runs the fixer.\n---\n\n# Fixable\n\n<!-- skillpkg-disable-next-line SK306 -->\nRun {baseDir}/scripts\\run.py from the skill.\n";
+const FIXABLE: &str = "---\nname: fixable\ndescription: Use when: the user asks to fix things in files\nlicense: no\nallowed-tools:\n  - Read\n  - Bash(python3 {baseDir}/scripts/run.py:*)\nwhen_to_use: When a test runs the fixer.\n---\n\n# Fixable\n\n<!-- skillpkg-disable-next-line SK306 -->\nRun {baseDir}/scripts\\run.py from the skill.\n";
 
 #[test]
 fn fix_applies_safe_fixes_and_a_second_run_changes_nothing() {
@@ -631,7 +676,7 @@ fn suppression_comments() {
     let context = TestContext::new();
     context.skill(
         "quiet",
-        "---\nname: quiet\ndescription: Handles the suppression fixture of the lint tests. Use when a test needs it.\n# skillpkg-disable-next-line ambiguous-scalar\nlicense: no\ncompatibility: yes\n---\n\n<!-- skillpkg-disable-file SK306 -->\nSee /home/ana/a.txt.\n<!-- skillpkg-disable SK209 -->\nTODO: one.\nTODO: two.\n<!-- skillpkg-enable SK209 -->\nTODO: three.\n<!-- skillpkg-disable-next-line SK308 -->\nNothing to silence here.\n<!-- skillpkg-disable-next-line SK999 -->\n```\n<!-- skillpkg-disable-file SK209 -->\n```\n",
+        "---\nname: quiet\ndescription: Handles the suppression fixture of the lint tests. Use when a test needs it.\n# skillpkg-disable-next-line ambiguous-scalar\nlicense: no\ncompatibility: yes\n---\n\n<!-- skillpkg-disable-file SK306 -->\nSee /home/ana/skills/quiet/a.txt.\n<!-- skillpkg-disable SK209 -->\nTODO: one.\nTODO: two.\n<!-- skillpkg-enable SK209 -->\nTODO: three.\n<!-- skillpkg-disable-next-line SK308 -->\nNothing to silence here.\n<!-- skillpkg-disable-next-line SK999 -->\n```\n<!-- skillpkg-disable-file SK209 -->\n```\n",
     );
     snapshot!(
         context,
@@ -675,4 +720,119 @@ fn statistics_and_exit_codes() {
 fn help_explains_the_command() {
     let context = TestContext::new();
     snapshot!(context, "lint__help", context.lint(&["--help"]));
+}
+
+/// The patterns of published skills that the rules once reported wrongly (benches/realworld),
+/// distilled: each near miss must stay silent, and each real problem beside it must still be
+/// reported. One snapshot shows exactly what fires.
+#[test]
+fn published_skill_patterns_near_misses_stay_silent() {
+    let c = TestContext::new();
+    let described = |dir: &str, frontmatter: &str, body: &str| {
+        c.lint_skill_described(
+            dir,
+            &format!("Handles `{dir}` of the real-world patterns. Use when a test needs `{dir}`."),
+            frontmatter,
+            body,
+        );
+    };
+    // Two plugins of one marketplace each have a `setup` skill: Claude Code names them
+    // `a:setup` and `b:setup`. Within one plugin, the same name twice is a clash.
+    c.write("real/.claude-plugin/marketplace.json", r#"{"name":"m","plugins":[{"name":"a","source":"./plugins/a"},{"name":"b","source":"./plugins/b"}]}"#);
+    for plugin in ["a", "b"] {
+        c.write(
+            &format!("real/plugins/{plugin}/.claude-plugin/plugin.json"),
+            r#"{"name":"x"}"#,
+        );
+        described(
+            &format!("real/plugins/{plugin}/skills/setup"),
+            "",
+            "Steps.\n",
+        );
+    }
+    c.skill(
+        "real/plugins/b/skills/setup-again",
+        "---\nname: setup\ndescription: Sets the other thing up. Use when asked to set it up again.\n---\n\nSteps.\n",
+    );
+    // A Claude Code plugin's skill is checked for Claude Code: an `author` key is harmless.
+    described(
+        "real/plugins/a/skills/authored",
+        "author: Ana\nversion: 1.0.0\n",
+        "Steps.\n",
+    );
+    // Outside any plugin the open spec applies, where it is an error.
+    described("loose/authored", "author: Ana\n", "Steps.\n");
+    // `references/a/one.md` exists although `references/a-b.md` sorts between them.
+    described(
+        "loose/lookup",
+        "",
+        "Read [one](references/a/one.md) and [ab](references/a-b.md).\n",
+    );
+    c.write("loose/lookup/references/a/one.md", "# One\n");
+    c.write("loose/lookup/references/a-b.md", "# AB\n");
+    // Reached by a template path, by a script that loads it, or exempt: not orphans.
+    described(
+        "loose/graph",
+        "",
+        "Read references/{lang}.md for the language, then run `python3 scripts/check.py`.\n",
+    );
+    c.write("loose/graph/references/python.md", "# Python\n");
+    c.write("loose/graph/references/go.md", "# Go\n");
+    c.write(
+        "loose/graph/scripts/check.py",
+        "import helpers\nSCHEMA = 'schema.json'\n",
+    );
+    c.write("loose/graph/scripts/helpers.py", "X = 1\n");
+    c.write("loose/graph/scripts/test_check.py", "import check\n");
+    c.write("loose/graph/assets/schema.json", "{}\n");
+    c.write("loose/graph/CHANGELOG.md", "# Changes\n");
+    // ... while a file nothing leads to is still reported, once for its folder's chain.
+    c.write(
+        "loose/graph/references/old/notes.md",
+        "# Old\n\nSee [more](more.md).\n",
+    );
+    c.write("loose/graph/references/old/more.md", "# More\n");
+    // An index of documents leads on on purpose; a document that does so is one level too deep.
+    described(
+        "loose/catalogue",
+        "",
+        "Read [the index](references/index.md) and [the guide](references/guide.md).\n",
+    );
+    let docs = ["a", "b", "c", "d", "e", "f"];
+    c.write(
+        "loose/catalogue/references/index.md",
+        docs.map(|doc| format!("- [{doc}]({doc}.md)")).join("\n"),
+    );
+    for doc in docs {
+        c.write(&format!("loose/catalogue/references/{doc}.md"), "# Doc\n");
+    }
+    c.write(
+        "loose/catalogue/references/guide.md",
+        "# Guide\n\nThen read [deep](deep.md).\n",
+    );
+    c.write("loose/catalogue/references/deep.md", "# Deep\n");
+    // Values every YAML parser reads alike; one that YAML 1.1 reads as a boolean.
+    described(
+        "loose/scalars",
+        "metadata:\n  version: 1.0.0\n  stars: 12876\n  beta: yes\n",
+        "Steps.\n",
+    );
+    // Money, spreadsheet cells and a shell script's own `$1` are not skill arguments.
+    described(
+        "real/plugins/a/skills/dollars",
+        "",
+        "Budgets start at $25,000; cell B$6 holds it.\n\n```bash\necho \"$1\"\n```\n",
+    );
+    // A trigger list written as `TRIGGERS -`; a real Claude Code tool.
+    c.lint_skill_described(
+        "real/plugins/a/skills/triggers",
+        "Formats release notes from commits. TRIGGERS - changelog, release notes",
+        "allowed-tools: TaskCreate Read\n",
+        "Steps.\n",
+    );
+    snapshot!(
+        c,
+        "lint__published_patterns",
+        c.lint(&["real", "loose", "--format", "concise"])
+    );
 }

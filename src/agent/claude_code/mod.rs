@@ -24,6 +24,10 @@ pub enum Version {
     V2188,
 }
 
+/// The model `preview` and `lint` assume when none is named: its context window sets Claude
+/// Code's listing budget in both.
+pub const DEFAULT_MODEL: &str = "claude-opus-5-5";
+
 /// What the model decides: where the listing goes, characters per token, default window and
 /// effort (captures §2, §5, §6).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]

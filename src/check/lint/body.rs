@@ -4,7 +4,7 @@ use super::LintContext;
 use crate::agent::Target;
 use crate::agent::claude_code::shell::{self, Needs, Permissions, Verdict};
 use crate::check::diagnostic::Diagnostic;
-use crate::check::fix::{Applicability, Fix};
+use crate::check::fix::{Applicability, Edit, Fix};
 use crate::check::rule::{
     ABSOLUTE_PATH, BACKSLASH_PATH, BODY_TOO_LONG, BODY_TOO_MANY_TOKENS, INLINE_SHELL_NOT_ALLOWED,
     LEGACY_BASE_DIR,
@@ -15,6 +15,9 @@ use crate::skill::model::{SkillDoc, ToolList};
 pub(super) const MAX_BODY_LINES: usize = 500;
 /// The spec's recommended maximum body size, in estimated tokens.
 pub(super) const MAX_BODY_TOKENS: usize = 5_000;
+/// The estimate is a few per cent off a tokenizer's count: a body is reported only when it is
+/// over the limit by more than a twentieth (5,250), not on the estimate's noise.
+const TOKEN_MARGIN: usize = 20;
 
 pub(super) fn check(cx: &LintContext<'_>, out: &mut Vec<Diagnostic>) {
     let body = cx.body();
@@ -35,8 +38,9 @@ pub(super) fn check(cx: &LintContext<'_>, out: &mut Vec<Diagnostic>) {
             .help("move details into files under references/ and say when to read each"),
         );
     }
-    let tokens = crate::agent::estimate_tokens(body);
-    if tokens > MAX_BODY_TOKENS {
+    // One finding for one problem: a body over both limits is reported once, as too long.
+    let tokens = crate::agent::estimate_tokens(&squeeze_spaces(body));
+    if tokens > MAX_BODY_TOKENS + MAX_BODY_TOKENS / TOKEN_MARGIN && lines <= MAX_BODY_LINES {
         let first = cx.source.position(cx.body_start).line;
         out.push(
             Diagnostic::warning(
@@ -45,7 +49,7 @@ pub(super) fn check(cx: &LintContext<'_>, out: &mut Vec<Diagnostic>) {
             )
             .at(cx.source.line_range(first))
             .label("the body starts here")
-            .note("estimated as one token per 4 ASCII characters plus one per other character; Claude's tokenizer is not public")
+            .note("estimated as one token per 4 ASCII characters plus one per other character, runs of spaces counted as one; Claude's tokenizer is not public")
             .help("move details into files under references/ and say when to read each"),
         );
     }
@@ -54,32 +58,99 @@ pub(super) fn check(cx: &LintContext<'_>, out: &mut Vec<Diagnostic>) {
     if !path_triggers().is_match(text) {
         return;
     }
-    absolute_paths(text, out);
+    absolute_paths(text, cx, out);
     // The body only: in the frontmatter a backslash may be a YAML escape, which a fix would
     // break.
     backslash_paths(text, cx.body_start, out);
+    legacy_base_dir(cx, out);
+}
+
+/// `legacy-base-dir`: where the agent itself must expand `{baseDir}` and will not: in an inline
+/// shell command (run before the model sees the skill) and in `allowed-tools` (a rule that never
+/// matches). In prose and code blocks the model reads it, next to the skill's folder that the
+/// agent states ("Base directory for this skill: …"), and resolves it: no finding there. Once
+/// for the file, at the first use, with one fix for every use.
+fn legacy_base_dir(cx: &LintContext<'_>, out: &mut Vec<Diagnostic>) {
+    let text = cx.text();
+    let mut places: Vec<std::ops::Range<usize>> = shell::inline_commands(cx.body())
+        .into_iter()
+        .map(|inline| cx.body_start + inline.range.start..cx.body_start + inline.range.end)
+        .collect();
+    if let Some(field) = cx.doc.and_then(|doc| doc.allowed_tools.as_ref()) {
+        places.push(field.span.clone());
+    }
+    let mut uses: Vec<(std::ops::Range<usize>, &str)> = Vec::new();
     for (at, _) in text.match_indices("{baseDir}") {
-        let (start, replaced) = if at > 0 && text.as_bytes()[at - 1] == b'$' {
+        if !places.iter().any(|place| place.contains(&at)) || talks_about(text, at, false) {
+            continue;
+        }
+        let (start, written) = if at > 0 && text.as_bytes()[at - 1] == b'$' {
             (at - 1, "${baseDir}")
         } else {
             (at, "{baseDir}")
         };
-        let range = start..at + "{baseDir}".len();
-        out.push(
-            Diagnostic::warning(
-                &LEGACY_BASE_DIR,
-                format!("`{replaced}` is a legacy placeholder no agent substitutes"),
-            )
-            .at(range.clone())
-            .note("Claude Code substitutes `${CLAUDE_SKILL_DIR}` with the skill's folder")
-            .fix(Fix::replace(
-                Applicability::Safe,
-                "replace it with `${CLAUDE_SKILL_DIR}`",
-                range,
-                "${CLAUDE_SKILL_DIR}",
-            )),
-        );
+        uses.push((start..at + "{baseDir}".len(), written));
     }
+    let Some((first, written)) = uses.first().cloned() else {
+        return;
+    };
+    let times = if uses.len() == 1 {
+        String::new()
+    } else {
+        format!(" (used {} times)", uses.len())
+    };
+    let edits = uses
+        .into_iter()
+        .map(|(range, _)| Edit {
+            range,
+            text: "${CLAUDE_SKILL_DIR}".to_owned(),
+        })
+        .collect();
+    out.push(
+        Diagnostic::warning(
+            &LEGACY_BASE_DIR,
+            format!("`{written}`{times} is a legacy placeholder that Claude Code leaves as written where it runs commands itself"),
+        )
+        .at(first)
+        .note("inline shell runs before the model sees the skill, and `allowed-tools` rules are matched as written; Claude Code substitutes `${CLAUDE_SKILL_DIR}` with the skill's folder")
+        .fix(Fix::safe("replace each with `${CLAUDE_SKILL_DIR}`", edits)),
+    );
+}
+
+/// `text` with every run of spaces and tabs counted as one space: the padding of aligned tables
+/// and diagrams costs a tokenizer far less than a character each.
+fn squeeze_spaces(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut space = false;
+    for c in text.chars() {
+        let blank = c == ' ' || c == '\t';
+        if !(blank && space) {
+            out.push(if blank { ' ' } else { c });
+        }
+        space = blank;
+    }
+    out
+}
+
+/// Whether the sentence around `at`, up to it, talks about what is there rather than uses it:
+/// a warning against it ("never", "don't", "instead of"), an explanation of a placeholder, or,
+/// with `examples`, an example.
+fn talks_about(text: &str, at: usize, examples: bool) -> bool {
+    let line = super::sentence_before(text, at).to_lowercase();
+    [
+        "never",
+        "don't",
+        "do not",
+        "avoid",
+        "instead of",
+        "bad:",
+        "wrong:",
+        "legacy",
+        "placeholder",
+    ]
+    .iter()
+    .any(|word| line.contains(word))
+        || (examples && ["e.g.", "example"].iter().any(|word| line.contains(word)))
 }
 
 /// Anything the path rules below could flag.
@@ -121,7 +192,23 @@ impl<'a> PathEnds<'a> {
     }
 }
 
-fn absolute_paths(text: &str, out: &mut Vec<Diagnostic>) {
+/// Whether an absolute `path` points at the skill's own files (`/Users/ann/.claude/skills/pdf/…`,
+/// `/home/ann/work/pdf/scripts/fill.py` for the skill's `scripts/fill.py`): a path that breaks
+/// on every other machine. Standard locations (`C:\\Program Files\\…`), a container's or a
+/// server's folders and examples are not the skill's business.
+fn points_at_skill(path: &str, cx: &LintContext<'_>) -> bool {
+    let path = path.replace('\\', "/");
+    let folder = format!("/{}/", cx.skill.dir_name);
+    if path.contains("/.claude/skills/")
+        || (!cx.skill.dir_name.is_empty() && path.contains(&folder))
+    {
+        return true;
+    }
+    path.match_indices('/')
+        .any(|(at, _)| at + 1 < path.len() && cx.bundle.get(&path[at + 1..]).is_some())
+}
+
+fn absolute_paths(text: &str, cx: &LintContext<'_>, out: &mut Vec<Diagnostic>) {
     let bytes = text.as_bytes();
     for prefix in ["/home/", "/Users/", "/root/"] {
         let mut ends = PathEnds::new(text);
@@ -137,7 +224,9 @@ fn absolute_paths(text: &str, out: &mut Vec<Diagnostic>) {
                 continue;
             }
             let end = trim_punctuation(text, at, end);
-            out.push(absolute(at..end, &text[at..end]));
+            if points_at_skill(&text[at..end], cx) && !talks_about(text, at, true) {
+                out.push(absolute(at..end, &text[at..end]));
+            }
         }
     }
     // `C:\…` and `C:/Users/…`
@@ -158,7 +247,9 @@ fn absolute_paths(text: &str, out: &mut Vec<Diagnostic>) {
             continue;
         }
         let end = trim_punctuation(text, start, end);
-        out.push(absolute(start..end, &text[start..end]));
+        if points_at_skill(&text[start..end], cx) && !talks_about(text, start, true) {
+            out.push(absolute(start..end, &text[start..end]));
+        }
     }
 }
 

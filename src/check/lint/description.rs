@@ -6,8 +6,7 @@ use crate::agent::claude_code::listing::{self, CapStyle};
 use crate::agent::{Family, Target};
 use crate::check::diagnostic::Diagnostic;
 use crate::check::rule::{
-    DESCRIPTION_MULTILINE, DESCRIPTION_NO_TRIGGER, DESCRIPTION_PERSON, DESCRIPTION_TRUNCATED,
-    DESCRIPTION_VAGUE,
+    DESCRIPTION_NO_TRIGGER, DESCRIPTION_PERSON, DESCRIPTION_TRUNCATED, DESCRIPTION_VAGUE,
 };
 
 /// The description `init` writes when none is given and there is no terminal to ask on.
@@ -27,6 +26,10 @@ const TRIGGERS: &[&str] = &[
     "used for",
     "used to ",
     "trigger",
+    "triggers",
+    "triggered",
+    "activate",
+    "activates",
     "invoke",
     "for tasks",
     "for requests",
@@ -35,6 +38,12 @@ const TRIGGERS: &[&str] = &[
     "in response to",
     "asks",
     "mentions",
+    "user needs",
+    "user wants",
+    "user says",
+    "user requests",
+    "needs to",
+    "wants to",
 ];
 
 /// Phrases that say nothing specific.
@@ -51,11 +60,13 @@ const VAGUE: &[&str] = &[
     "misc",
 ];
 
-/// First- and second-person words (matched whole, case-insensitively except `I`).
-const PERSONAL: &[&str] = &[
-    "i", "i'm", "i'll", "i've", "me", "my", "mine", "we", "we're", "we'll", "our", "ours", "you",
-    "you're", "you'll", "your", "yours",
+/// First-person words (matched whole, case-insensitively except `I`).
+const FIRST_PERSON: &[&str] = &[
+    "i", "i'm", "i'll", "i've", "me", "my", "mine", "we", "we're", "we'll", "our", "ours",
 ];
+
+/// Second-person words.
+const SECOND_PERSON: &[&str] = &["you", "you're", "you'll", "your", "yours"];
 
 pub(super) fn check(cx: &LintContext<'_>, out: &mut Vec<Diagnostic>) {
     let Some(doc) = cx.doc else {
@@ -79,7 +90,18 @@ pub(super) fn check(cx: &LintContext<'_>, out: &mut Vec<Diagnostic>) {
         .as_ref()
         .and_then(|field| field.value.as_ref().ok())
         .is_some_and(|text| !text.trim().is_empty());
+    // A skill only the user invokes (or a command typed with arguments) is not chosen by the
+    // model from its description.
+    let user_only = doc
+        .disable_model_invocation
+        .as_ref()
+        .is_some_and(|field| field.value == Ok(true))
+        || doc.argument_hint.is_some();
+    // "For evolutionary analysis, …": a sentence that starts with "For" names the use.
+    let for_clause = lower.starts_with("for ") || lower.contains(". for ");
     if !when_to_use
+        && !user_only
+        && !for_clause
         && !TRIGGERS
             .iter()
             .any(|trigger| contains_phrase(&lower, trigger))
@@ -98,7 +120,7 @@ pub(super) fn check(cx: &LintContext<'_>, out: &mut Vec<Diagnostic>) {
         out.push(
             Diagnostic::warning(
                 &DESCRIPTION_PERSON,
-                format!("the description is written in the {} person (`{word}`)", if ["you", "you're", "you'll", "your", "yours"].contains(&word.to_lowercase().as_str()) { "second" } else { "first" }),
+                format!("the description is written in the {} person (`{word}`)", if SECOND_PERSON.contains(&word.to_lowercase().as_str()) { "second" } else { "first" }),
             )
             .at(super::span_in_value(cx.text(), &span, description, offset_of(description, text) + found.start..offset_of(description, text) + found.end))
             .note("the description is injected into the agent's system prompt; write it in the third person")
@@ -128,18 +150,6 @@ pub(super) fn check(cx: &LintContext<'_>, out: &mut Vec<Diagnostic>) {
             .help("name the task, the inputs and the output, and when to use the skill"),
         );
     }
-    if text.contains('\n') {
-        let folded = listing::sanitise(description, true);
-        out.push(
-            Diagnostic::warning(
-                &DESCRIPTION_MULTILINE,
-                "the description has line breaks, which agents show differently",
-            )
-            .at(span)
-            .note(format!("Claude Code folds it into one line: \"{}\"; Gemini CLI and skills-ref's prompt keep the line breaks", shorten(&folded, 80)))
-            .help("write one paragraph, or use `>` (folded) so every parser joins the lines"),
-        );
-    }
 }
 
 /// Where `text` (a trimmed slice) starts in `value`.
@@ -157,53 +167,110 @@ fn contains_phrase(haystack: &str, phrase: &str) -> bool {
     })
 }
 
-/// The first first- or second-person word outside quotes and code, with its byte range.
+/// Where a description's own voice stops and a list of what users say begins: `TRIGGERS -`,
+/// `Triggers on:`, `trigger phrases`, `keywords:`.
+fn trigger_list_start(text: &str) -> usize {
+    let lower = text.to_ascii_lowercase();
+    [
+        "triggers",
+        "trigger phrases",
+        "trigger with",
+        "trigger on",
+        "keywords:",
+        "phrases like",
+    ]
+    .iter()
+    .filter_map(|marker| lower.find(marker))
+    .min()
+    .unwrap_or(text.len())
+}
+
+/// The word that shows the description is not in the third person, with its byte range: the
+/// first first-person word, or the second second-person one. Quotes, code, trigger lists
+/// (users' own words), `I/O`, `wa.me` and a "you" right after "when" or "if" (which speaks to
+/// the agent, as the system prompt does) do not count.
 fn personal_word(text: &str) -> Option<(std::ops::Range<usize>, &str)> {
+    let end = trigger_list_start(text);
     let mut quoted = false;
     let mut code = false;
     let mut start: Option<usize> = None;
-    let check = |from: usize, to: usize| -> Option<(std::ops::Range<usize>, &str)> {
-        let word = &text[from..to];
-        let lower = word.to_lowercase();
-        let personal = if word == "I" || word.starts_with("I'") {
-            PERSONAL.contains(&lower.as_str())
-        } else {
-            lower != "i" && !lower.starts_with("i'") && PERSONAL.contains(&lower.as_str())
-        };
-        personal.then_some((from..to, word))
-    };
-    for (at, c) in text.char_indices() {
-        let word_char = c.is_alphanumeric() || c == '\'' || c == '\u{2019}';
+    let mut previous = "";
+    let mut second: Option<(std::ops::Range<usize>, &str)> = None;
+    let mut seconds = 0;
+    let mut words: Vec<(usize, usize, bool)> = Vec::new();
+    for (at, c) in text[..end].char_indices() {
+        // An apostrophe inside a word (`I'm`) belongs to it; a quote mark does not.
+        let apostrophe = (c == '\'' || c == '\u{2019}')
+            && text[..at]
+                .chars()
+                .next_back()
+                .is_some_and(char::is_alphanumeric)
+            && text[at + c.len_utf8()..]
+                .chars()
+                .next()
+                .is_some_and(char::is_alphanumeric);
+        let word_char = c.is_alphanumeric() || apostrophe;
         if word_char {
             start.get_or_insert(at);
             continue;
         }
-        if let Some(from) = start.take()
-            && !quoted
-            && !code
-            && let Some(found) = check(from, at)
-        {
-            return Some(found);
+        if let Some(from) = start.take() {
+            words.push((from, at, !quoted && !code));
         }
+        // A single quote opens a quotation after a space, and closes one before a space.
+        let single = c == '\''
+            && (text[..at]
+                .chars()
+                .next_back()
+                .is_none_or(char::is_whitespace)
+                && !quoted
+                || quoted
+                    && text[at + 1..]
+                        .chars()
+                        .next()
+                        .is_none_or(|n| !n.is_alphanumeric()));
         match c {
             '"' | '\u{201C}' | '\u{201D}' => quoted = !quoted,
+            '\'' if single => quoted = !quoted,
             '`' => code = !code,
             _ => {}
         }
     }
-    match start {
-        Some(from) if !quoted && !code => check(from, text.len()),
-        _ => None,
+    if let Some(from) = start {
+        words.push((from, end, !quoted && !code));
     }
-}
-
-fn shorten(text: &str, limit: usize) -> String {
-    if text.chars().count() <= limit {
-        text.to_owned()
-    } else {
-        let cut: String = text.chars().take(limit - 1).collect();
-        format!("{cut}…")
+    for (from, to, counted) in words {
+        let word = &text[from..to];
+        let before = text[..from].chars().next_back();
+        let after = text[to..].chars().next();
+        let glued = before.is_some_and(|c| matches!(c, '.' | '/' | '-' | '@'))
+            || after.is_some_and(|c| matches!(c, '.' | '/' | '-' | '@'))
+                && text[to..].chars().nth(1).is_some_and(char::is_alphanumeric);
+        let lower = word.to_lowercase();
+        let first = if word == "I" || word.starts_with("I'") {
+            true
+        } else {
+            lower != "i" && !lower.starts_with("i'") && FIRST_PERSON.contains(&lower.as_str())
+        };
+        let was = std::mem::replace(&mut previous, word);
+        if !counted || glued {
+            continue;
+        }
+        if first {
+            return Some((from..to, word));
+        }
+        if SECOND_PERSON.contains(&lower.as_str())
+            && !["when", "if", "whenever", "unless", "once"].contains(&was.to_lowercase().as_str())
+        {
+            seconds += 1;
+            if seconds == 1 {
+                second = Some((from..to, word));
+            } else {
+                return second;
+            }
+        }
     }
+    None
 }
 
 /// Claude Code only: the listing's per-entry cap.
@@ -285,9 +352,22 @@ mod tests {
     #[test]
     fn finds_personal_words_outside_quotes() {
         assert_eq!(personal_word("I can help you").map(|(_, w)| w), Some("I"));
+        // "when you" speaks to the agent; one "your" is not a voice; two are.
+        assert_eq!(personal_word("Use when you need it").map(|(_, w)| w), None);
+        assert_eq!(personal_word("Checks your token").map(|(_, w)| w), None);
         assert_eq!(
-            personal_word("Use when you need it").map(|(_, w)| w),
+            personal_word("Sends what you made so your friends see it").map(|(_, w)| w),
             Some("you")
+        );
+        // Not pronouns: `I/O`, `wa.me`; users' own words in a trigger list.
+        assert_eq!(
+            personal_word("Speeds up I/O-bound code").map(|(_, w)| w),
+            None
+        );
+        assert_eq!(personal_word("Builds wa.me links").map(|(_, w)| w), None);
+        assert_eq!(
+            personal_word("Exports notes. TRIGGERS - export my notes, back up").map(|(_, w)| w),
+            None
         );
         assert_eq!(
             personal_word("Answers \"what do you mean\" questions").map(|(_, w)| w),

@@ -7,6 +7,7 @@ use std::sync::OnceLock;
 
 use regex::Regex;
 
+use super::graph::{self, Graph};
 use super::{Bundle, BundledFile, LintContext};
 use crate::check::diagnostic::Diagnostic;
 use crate::check::rule::{
@@ -23,7 +24,6 @@ const RESOURCE_FOLDERS: [&str; 3] = ["scripts", "references", "assets"];
 /// Documents for people that do not belong in a skill.
 const EXTRANEOUS: &[&str] = &[
     "readme.md",
-    "changelog.md",
     "install.md",
     "installation.md",
     "installation_guide.md",
@@ -36,8 +36,13 @@ const SCRIPT_EXTENSIONS: &[&str] = &[
     "py", "sh", "bash", "zsh", "fish", "js", "mjs", "cjs", "ts", "rb", "pl", "php", "lua",
 ];
 
-/// A reference file longer than this needs a table of contents.
-const TOC_THRESHOLD: usize = 100;
+/// What one read by Claude Code 2.1.332's Read tool returns: the first 2,000 lines, and at most
+/// 25,000 tokens (the binary's `esa=25000`; past it the tool asks to read in parts). A file
+/// within both comes back whole, so a table of contents adds nothing; past either, the agent
+/// sees only the top and needs one there. (Anthropic's guidance says 100 or 300 lines, but on
+/// published skills every warning between 100 and 500 lines was judged noise.)
+const READ_LINES: usize = 2_000;
+const READ_TOKENS: usize = 25_000;
 
 /// Findings that need only the file list.
 pub(super) fn check_bundle(skill: &Skill, bundle: &Bundle, out: &mut Vec<Diagnostic>) {
@@ -53,17 +58,136 @@ pub(super) fn check_bundle(skill: &Skill, bundle: &Bundle, out: &mut Vec<Diagnos
                     .help("delete it from the skill; read secrets from the environment instead"),
             );
         }
-        if file.folder() != Some("assets") && EXTRANEOUS.contains(&lower.as_str()) {
-            out.push(
-                Diagnostic::warning(&EXTRANEOUS_DOCUMENT, format!("`{}` is written for people; agents never read it", file.path))
-                    .in_file(file.path.clone(), None)
-                    .help("move what the agent needs into SKILL.md or references/, and keep the rest outside the skill folder"),
-            );
-        }
-        if file.folder() == Some("scripts") && !file.is_hidden() {
+    }
+}
+
+/// `script-not-executable` and `script-missing-shebang`, for the scripts the instructions run
+/// directly (`scripts/run.sh`, `./scripts/run.sh`, `${CLAUDE_SKILL_DIR}/scripts/run.sh`): one run
+/// through an interpreter (`python3 scripts/run.py`, `uv run`, `bash`, `node`) needs neither, and
+/// neither does a module that another script imports.
+pub(super) fn check_scripts(cx: &LintContext<'_>, out: &mut Vec<Diagnostic>) {
+    let run = run_directly(cx);
+    for file in &cx.bundle.files {
+        if file.folder() == Some("scripts") && !file.is_hidden() && run.contains(file.path.as_str())
+        {
             check_script(file, out);
         }
     }
+}
+
+/// Words before a script's path that run it through an interpreter.
+const INTERPRETERS: &[&str] = &[
+    "python",
+    "python3",
+    "python2",
+    "uv",
+    "run",
+    "node",
+    "bash",
+    "sh",
+    "zsh",
+    "fish",
+    "bun",
+    "deno",
+    "ruby",
+    "perl",
+    "php",
+    "lua",
+    "pwsh",
+    "powershell",
+    "-file",
+    "tsx",
+    "ts-node",
+    "npx",
+    "source",
+    ".",
+    "exec",
+    "osascript",
+    "rscript",
+    "julia",
+    "go",
+    "java",
+    "dotnet",
+];
+
+/// The scripts some text of the skill runs directly (its path starts a command) and none runs
+/// through an interpreter: where the instructions show both, the agent follows the interpreter.
+fn run_directly<'a>(cx: &'a LintContext<'_>) -> BTreeSet<&'a str> {
+    let mut out = BTreeSet::new();
+    let mut interpreted_somewhere = BTreeSet::new();
+    let texts = std::iter::once((cx.text(), "", "SKILL.md")).chain(
+        cx.bundle.files.iter().filter_map(|file| {
+            let base = file.path.rsplit_once('/').map_or("", |(dir, _)| dir);
+            file.text
+                .as_deref()
+                .map(|text| (text, base, file.path.as_str()))
+        }),
+    );
+    for (text, base, path) in texts {
+        // Where commands are: code blocks of a document; everywhere in a shell script.
+        let shell = [".sh", ".bash", ".zsh"]
+            .iter()
+            .any(|ext| path.ends_with(ext));
+        let fences = if shell {
+            Vec::new()
+        } else {
+            super::fences(text, 0)
+        };
+        for mention in mentions(text, base, &[]) {
+            let Some(path) = mention.path.as_deref() else {
+                continue;
+            };
+            let Some(file) = cx.bundle.get(path) else {
+                continue;
+            };
+            if !path.starts_with("scripts/") {
+                continue;
+            }
+            let before = super::line_before(text, mention.range.start)
+                .trim_end_matches("./")
+                .trim_end_matches("${CLAUDE_SKILL_DIR}/")
+                .trim_end_matches("{baseDir}/")
+                .trim_end_matches(['"', '\''])
+                .trim_end();
+            let before = before.trim_end_matches("./");
+            let previous = before
+                .rsplit(|c: char| c.is_whitespace())
+                .next()
+                .unwrap_or_default()
+                .to_ascii_lowercase();
+            let in_code = shell || super::in_ranges(&fences, mention.range.start);
+            // "Run `scripts/inspect.py <deck>`": inline code right after a verb of running.
+            let told_to_run = before.strip_suffix('`').is_some_and(|prose| {
+                let verb = prose
+                    .trim_end()
+                    .rsplit(|c: char| !c.is_alphanumeric())
+                    .next()
+                    .unwrap_or_default()
+                    .to_ascii_lowercase();
+                ["run", "execute", "invoke", "call", "launch"].contains(&verb.as_str())
+            });
+            let starts_command = before.ends_with("!`")
+                || told_to_run
+                || (in_code
+                    && (before.is_empty()
+                        || before.ends_with(['(', '|', ';', '&', '$'])
+                        || previous == "$"
+                        || previous == "&&"
+                        || previous == "then"
+                        || previous == "do"
+                        || previous == "exec"));
+            let interpreted = INTERPRETERS
+                .iter()
+                .any(|word| previous == *word || previous.ends_with(&format!("/{word}")));
+            if interpreted {
+                interpreted_somewhere.insert(file.path.as_str());
+            } else if starts_command {
+                out.insert(file.path.as_str());
+            }
+        }
+    }
+    out.retain(|path| !interpreted_somewhere.contains(path));
+    out
 }
 
 fn check_script(file: &BundledFile, out: &mut Vec<Diagnostic>) {
@@ -117,19 +241,19 @@ const MAX_LINK_TARGET: usize = 256;
 
 /// A path a text refers to.
 #[derive(Clone, Debug)]
-struct Mention {
+pub(super) struct Mention {
     /// Byte range in the text it was found in.
-    range: Range<usize>,
+    pub range: Range<usize>,
     /// Relative to the skill folder, normalised; `None` when it leaves the skill folder.
-    path: Option<String>,
+    pub path: Option<String>,
     /// As written.
-    written: String,
-    link: bool,
+    pub written: String,
+    pub link: bool,
 }
 
 /// Links and resource paths in `text`, resolving links against `base` (the folder of the file,
 /// relative to the skill folder; empty for SKILL.md).
-fn mentions(text: &str, base: &str, fences: &[Range<usize>]) -> Vec<Mention> {
+pub(super) fn mentions(text: &str, base: &str, fences: &[Range<usize>]) -> Vec<Mention> {
     let mut out = Vec::new();
     // One scan finds every candidate; the loops below look at each kind.
     let hits: Vec<(usize, &str)> = mention_pattern()
@@ -267,7 +391,7 @@ fn mention_pattern() -> &'static Regex {
 }
 
 /// `a/./b/../c` → `a/c`; `None` when it climbs out of the skill folder.
-fn normalise(path: &str) -> Option<String> {
+pub(super) fn normalise(path: &str) -> Option<String> {
     let mut parts: Vec<&str> = Vec::new();
     for part in path.split('/') {
         match part {
@@ -281,13 +405,12 @@ fn normalise(path: &str) -> Option<String> {
     Some(parts.join("/"))
 }
 
-/// Files in the resource folders that lint expects SKILL.md to mention.
+/// Files in the resource folders that lint expects to be mentioned.
 fn tracked(file: &BundledFile) -> bool {
     file.folder()
         .is_some_and(|folder| RESOURCE_FOLDERS.contains(&folder))
         && !file.is_hidden()
-        && !file.path.contains("__pycache__/")
-        && !has_extension(&file.path, "pyc")
+        && !graph::needs_no_mention(&file.path)
 }
 
 /// Whether `path` ends in `.ext`, ignoring case.
@@ -296,103 +419,327 @@ fn has_extension(path: &str, ext: &str) -> bool {
         .is_some_and(|(_, found)| found.eq_ignore_ascii_case(ext))
 }
 
-/// Whether `name` appears in `text` as a whole token.
-fn names(text: &str, name: &str) -> bool {
-    text.match_indices(name).any(|(at, _)| {
-        let before = text[..at].chars().next_back();
-        let after = text[at + name.len()..].chars().next();
-        before.is_none_or(|c| !(c.is_alphanumeric() || c == '_' || c == '-'))
-            && after.is_none_or(|c| !(c.is_alphanumeric() || c == '_' || c == '-'))
-    })
+/// Words that make a file name a placeholder (`scripts/your_script.py`, `script_name.py`).
+const PLACEHOLDER_WORDS: &[&str] = &[
+    "example",
+    "your",
+    "my",
+    "foo",
+    "bar",
+    "baz",
+    "xxx",
+    "name",
+    "placeholder",
+];
+
+/// Whether the file name of `written` is a placeholder rather than a name.
+fn is_placeholder_path(written: &str) -> bool {
+    let name = written
+        .trim_end_matches('/')
+        .rsplit('/')
+        .next()
+        .unwrap_or(written);
+    let stem = name.split('.').next().unwrap_or(name).to_ascii_lowercase();
+    stem.split(['_', '-'])
+        .any(|word| PLACEHOLDER_WORDS.contains(&word))
+}
+
+/// Whether the sentence around `at`, up to it, introduces an example (`e.g.`, `for example`):
+/// paths there illustrate, they do not refer.
+fn in_example(text: &str, at: usize) -> bool {
+    let before = super::sentence_before(text, at).to_lowercase();
+    let rest = super::line_after(text, at);
+    let end = rest.find('.').unwrap_or(rest.len());
+    let after = rest[..end].to_lowercase();
+    ["example", "e.g.", "for instance"]
+        .iter()
+        .any(|word| before.contains(word))
+        || ["would be", "could be", "might be"]
+            .iter()
+            .any(|word| after.contains(word))
+}
+
+/// The text of the context files at the root of the plugin a skill is in (`GEMINI.md`,
+/// `AGENTS.md`, `CLAUDE.md`), each read up to 1 MiB; empty outside a plugin.
+fn plugin_context(dir: &std::path::Path) -> String {
+    let Some(root) = plugin_root(dir) else {
+        return String::new();
+    };
+    ["GEMINI.md", "AGENTS.md", "CLAUDE.md"]
+        .iter()
+        .filter_map(|name| crate::fsx::read_text_capped(&root.join(name), 1024 * 1024).ok())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Whether `at` is in a fenced block of shell commands (or one with no language).
+fn in_shell_fence(cx: &LintContext<'_>, at: usize) -> bool {
+    let text = cx.text();
+    cx.fences
+        .iter()
+        .find(|fence| fence.contains(&at))
+        .is_some_and(|fence| {
+            let first = text[fence.clone()].lines().next().unwrap_or_default();
+            let language = first
+                .trim()
+                .trim_start_matches(['`', '~'])
+                .trim()
+                .to_ascii_lowercase();
+            ["", "bash", "sh", "shell", "zsh", "console"].contains(&language.as_str())
+        })
+}
+
+/// Whether another skill beside this one has the file: the text sends the agent to that skill
+/// ("use the schematics skill: `scripts/generate.py`").
+fn in_sibling_skill(dir: &std::path::Path, written: &str) -> bool {
+    let Some(parent) = dir.parent() else {
+        return false;
+    };
+    let Ok(entries) = fs_err::read_dir(parent) else {
+        return false;
+    };
+    entries
+        .filter_map(Result::ok)
+        .take(10_000)
+        .any(|entry| entry.path() != dir && entry.path().join(written).is_file())
+}
+
+/// Whether the line, before `at`, changes folder (`cd ~/repo && ./scripts/x.sh`): the path is
+/// then somewhere else, not in the skill.
+fn after_cd(text: &str, at: usize) -> bool {
+    let line = super::line_before(text, at);
+    line.starts_with("cd ")
+        || line.contains(" cd ")
+        || line.contains("\"cd ")
+        || line.contains("(cd ")
+}
+
+/// The Claude Code plugin folder around a skill: the folder holding the `skills/` folder the
+/// skill is in, or the nearest folder above it, at most four up, that holds `.claude-plugin/`.
+fn plugin_root(dir: &std::path::Path) -> Option<std::path::PathBuf> {
+    let parent = dir.parent()?;
+    if parent.file_name().is_some_and(|name| name == "skills")
+        && let Some(root) = parent.parent()
+    {
+        return Some(root.to_path_buf());
+    }
+    dir.ancestors()
+        .skip(1)
+        .take(4)
+        .find(|folder| folder.join(".claude-plugin").is_dir())
+        .map(std::path::Path::to_path_buf)
+}
+
+/// A list of documents rather than a document: named like one, or mostly links.
+fn is_catalogue(file: &BundledFile) -> bool {
+    let name = file.file_name().to_ascii_lowercase();
+    let stem = name.split('.').next().unwrap_or(&name);
+    if [
+        "index",
+        "readme",
+        "toc",
+        "contents",
+        "catalog",
+        "catalogue",
+        "overview",
+        "summary",
+        "map",
+        "navigation",
+    ]
+    .contains(&stem)
+    {
+        return true;
+    }
+    let Some(text) = file.text.as_deref() else {
+        return false;
+    };
+    let (mut lines, mut linking) = (0usize, 0usize);
+    for line in text.lines().filter(|line| !line.trim().is_empty()) {
+        lines += 1;
+        if line.contains("](") || line.contains(".md`") {
+            linking += 1;
+        }
+    }
+    linking >= 5 && linking * 3 >= lines
 }
 
 pub(super) fn check_references(cx: &LintContext<'_>, out: &mut Vec<Diagnostic>) {
     let text = cx.text();
-    let found = mentions(text, "", &cx.fences);
+    let mut found = mentions(text, "", &cx.fences);
+    // In the order written, so that a path written twice is reported where it first appears.
+    found.sort_by_key(|mention| mention.range.start);
     let mut broken_seen = BTreeSet::new();
+    let mut plugin: Option<Option<std::path::PathBuf>> = None;
     for mention in &found {
         let exists = match &mention.path {
-            Some(path) => cx.bundle.contains(path),
+            Some(path) => cx.bundle.contains(path) || cx.bundle.contains_with_extension(path),
             None => cx.skill.dir.join(&mention.written).exists(),
         };
-        if !exists && broken_seen.insert((mention.written.clone(), mention.range.start)) {
+        // Each path is judged once, where it first appears.
+        if exists || !broken_seen.insert(mention.written.clone()) {
+            continue;
+        }
+        // In prose, a path with no extension is as often words (`references/appendix`).
+        let prose_words = !mention.link
+            && !in_shell_fence(cx, mention.range.start)
+            && !mention
+                .written
+                .trim_end_matches('/')
+                .rsplit('/')
+                .next()
+                .unwrap_or_default()
+                .contains('.')
+            && !mention.written.ends_with('/');
+        if is_placeholder_path(&mention.written)
+            || prose_words
+            || (mention.link && !mention.written.contains(['/', '.']))
+            || in_example(text, mention.range.start)
+            || after_cd(text, mention.range.start)
+        {
+            continue;
+        }
+        // `scripts/x` run from the plugin's folder: Claude Code plugins often keep shared
+        // scripts there.
+        let root = plugin.get_or_insert_with(|| plugin_root(&cx.skill.dir));
+        if root
+            .as_ref()
+            .is_some_and(|root| root.join(&mention.written).exists())
+            || in_sibling_skill(&cx.skill.dir, &mention.written)
+        {
+            continue;
+        }
+        out.push(
+            Diagnostic::warning(
+                &BROKEN_REFERENCE,
+                format!("`{}` does not exist", mention.written),
+            )
+            .at(mention.range.clone())
+            .label(if mention.link {
+                "link to a missing file"
+            } else {
+                "no such file in the skill"
+            })
+            .help("fix the path, or add the file"),
+        );
+    }
+
+    let graph = Graph::build(cx.bundle, text, &cx.fences);
+    extraneous_documents(cx, &graph, out);
+    unreferenced_files(cx, &graph, out);
+    nested_references(cx, &graph, out);
+}
+
+/// `extraneous-document`.
+fn extraneous_documents(cx: &LintContext<'_>, graph: &Graph, out: &mut Vec<Diagnostic>) {
+    let files = &cx.bundle.files;
+    // Documents for people: what SKILL.md never sends the agent to (a README beside a test
+    // suite is the suite's business).
+    for (at, file) in files.iter().enumerate() {
+        let lower = file.path.to_ascii_lowercase();
+        let name = lower.rsplit('/').next().unwrap_or(&lower);
+        let in_tests = lower
+            .split('/')
+            .any(|part| ["tests", "test", "fixtures", "node_modules"].contains(&part));
+        if EXTRANEOUS.contains(&name) && graph.depth(at).is_none() && !in_tests && !file.is_hidden()
+        {
             out.push(
-                Diagnostic::warning(
-                    &BROKEN_REFERENCE,
-                    format!("`{}` does not exist", mention.written),
-                )
-                .at(mention.range.clone())
-                .label(if mention.link {
-                    "link to a missing file"
-                } else {
-                    "no such file in the skill"
-                })
-                .help("fix the path, or add the file"),
+                Diagnostic::warning(&EXTRANEOUS_DOCUMENT, format!("`{}` is written for people; agents never read it", file.path))
+                    .in_file(file.path.clone(), None)
+                    .note("SKILL.md does not send the agent to it, and it ships with every copy of the skill")
+                    .help("move what the agent needs into SKILL.md or references/, and keep the rest outside the skill folder"),
             );
         }
     }
+}
 
-    // What SKILL.md covers: mentioned paths and folders, and file names.
-    let covered_by = |file: &BundledFile, mentions: &[Mention], text: &str| {
-        mentions
-            .iter()
-            .filter_map(|m| m.path.as_deref())
-            .any(|path| {
-                file.path == path
-                    || (!path.is_empty() && file.path.starts_with(&format!("{path}/")))
-            })
-            || (file.file_name().contains('.') && names(text, file.file_name()))
-    };
-    let tracked: Vec<&BundledFile> = cx.bundle.files.iter().filter(|f| tracked(f)).collect();
-    let mut reached: BTreeMap<&str, Option<&str>> = BTreeMap::new();
-    for file in &tracked {
-        if covered_by(file, &found, text) {
-            reached.insert(&file.path, None);
-        }
-    }
-    // One level further: files mentioned by a file SKILL.md reaches.
-    let mut via: BTreeMap<&str, &str> = BTreeMap::new();
-    for file in tracked
-        .iter()
-        .filter(|f| reached.contains_key(f.path.as_str()))
-    {
-        let Some(content) = file.text.as_deref() else {
-            continue;
-        };
-        let base = file.path.rsplit_once('/').map_or("", |(dir, _)| dir);
-        let nested = mentions(content, base, &[]);
-        for other in &tracked {
-            if other.path != file.path
-                && !reached.contains_key(other.path.as_str())
-                && (covered_by(other, &nested, content)
-                    || (other.folder() == Some("scripts")
-                        && names(content, stem(other.file_name()))))
-            {
-                via.entry(&other.path).or_insert(&file.path);
-            }
-        }
-    }
-    for file in tracked {
-        if reached.contains_key(file.path.as_str()) {
+/// `unreferenced-file`.
+fn unreferenced_files(cx: &LintContext<'_>, graph: &Graph, out: &mut Vec<Diagnostic>) {
+    let files = &cx.bundle.files;
+    // The plugin's own context files (`GEMINI.md` can `@`-import a skill's reference).
+    let mut context: Option<String> = None;
+    for at in graph.orphans(|at| tracked(&files[at])) {
+        let file = &files[at];
+        let context = context.get_or_insert_with(|| plugin_context(&cx.skill.dir));
+        if context.contains(&file.path) || context.contains(file.file_name()) {
             continue;
         }
-        match via.get(file.path.as_str()) {
-            Some(parent) if file.folder() == Some("references") && has_extension(&file.path, "md") => out.push(
-                Diagnostic::warning(&NESTED_REFERENCE, format!("`{}` is reached only through `{parent}`", file.path))
-                    .in_file(file.path.clone(), None)
-                    .note("agents often read part of a referenced file and miss what it points to; keep references one level deep")
-                    .help("link it from SKILL.md, saying when to read it"),
-            ),
-            Some(_) => {}
-            None => out.push(
-                Diagnostic::warning(&UNREFERENCED_FILE, format!("SKILL.md never mentions `{}`", file.path))
-                    .in_file(file.path.clone(), None)
-                    .note("the agent only knows about files the instructions mention")
-                    .help("say in SKILL.md what it is for and when to use it, or delete it"),
-            ),
-        }
+        out.push(
+            Diagnostic::warning(&UNREFERENCED_FILE, format!("nothing leads to `{}`", file.path))
+                .in_file(file.path.clone(), None)
+                .note("no link, path or name in SKILL.md, or in any file it leads to, points at it; the agent will never know it is there")
+                .help("say in SKILL.md (or a file it links) what it is for and when to use it, or delete it"),
+        );
     }
 }
+
+/// `nested-reference`.
+fn nested_references(cx: &LintContext<'_>, graph: &Graph, out: &mut Vec<Diagnostic>) {
+    let files = &cx.bundle.files;
+    // One extra step only (SKILL.md → a → b), and once for the skill. A large tree of
+    // documents, or one where many are reached through others, is a designed hierarchy of
+    // indexes: the agent is meant to walk it.
+    // A file a template path covers (`references/{topic}.md`) is reached as one of a set.
+    let references: Vec<usize> = (0..files.len())
+        .filter(|&at| {
+            files[at].folder() == Some("references")
+                && has_extension(&files[at].path, "md")
+                && !graph.exempt[at]
+                && !graph.templated[at]
+        })
+        .collect();
+    let deeper = references
+        .iter()
+        .filter(|&&at| graph.depth(at).is_some_and(|depth| depth >= 2))
+        .count();
+    let designed = references.len() > MAX_FLAT_REFERENCES || deeper > MAX_NESTED_REFERENCES;
+    let mut nested: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+    for &at in &references {
+        if graph.depth(at) == Some(2)
+            && let Some(parent) = graph.parent_file(at)
+            && !is_catalogue(&files[parent])
+        {
+            nested.entry(parent).or_default().push(at);
+        }
+    }
+    if designed || nested.is_empty() {
+        return;
+    }
+    let leaves: Vec<usize> = nested.values().flatten().copied().collect();
+    let parents: Vec<usize> = nested.keys().copied().collect();
+    let top = parents[0];
+    let mut named: Vec<String> = leaves
+        .iter()
+        .take(3)
+        .map(|&at| format!("`{}`", files[at].path))
+        .collect();
+    if leaves.len() > 3 {
+        named.push(format!("and {} more", leaves.len() - 3));
+    }
+    let count = if leaves.len() == 1 {
+        "a reference file".to_owned()
+    } else {
+        format!("{} reference files", leaves.len())
+    };
+    let through: Vec<String> = parents
+        .iter()
+        .take(3)
+        .map(|&at| format!("`{}`", files[at].path))
+        .collect();
+    out.push(
+        Diagnostic::warning(
+            &NESTED_REFERENCE,
+            format!("{count} SKILL.md never mentions {} reached only through {}: {}", if leaves.len() == 1 { "is" } else { "are" }, through.join(", "), named.join(", ")),
+        )
+        .in_file(files[top].path.clone(), None)
+        .note("agents often read part of a referenced file and miss what it points to; keep references one level deep")
+        .help("link them from SKILL.md, saying when to read each"),
+    );
+}
+
+/// A skill with more reference documents than this, or more than so many of them reached
+/// through others, organises them on purpose.
+const MAX_FLAT_REFERENCES: usize = 30;
+const MAX_NESTED_REFERENCES: usize = 10;
 
 /// `reference-without-toc`.
 pub(super) fn check_tables_of_contents(cx: &LintContext<'_>, out: &mut Vec<Diagnostic>) {
@@ -402,23 +749,25 @@ pub(super) fn check_tables_of_contents(cx: &LintContext<'_>, out: &mut Vec<Diagn
             && let Some(content) = &file.text
         {
             let lines = content.lines().count();
-            if lines > TOC_THRESHOLD && !has_toc(content) {
+            let tokens = crate::agent::estimate_tokens(content);
+            if (lines > READ_LINES || tokens > READ_TOKENS) && !has_toc(content) {
+                let size = if lines > READ_LINES {
+                    format!("{lines} lines")
+                } else {
+                    format!("about {tokens} tokens")
+                };
                 out.push(
                     Diagnostic::warning(
                         &REFERENCE_WITHOUT_TOC,
-                        format!("`{}` is {lines} lines long and does not start with a table of contents", file.path),
+                        format!("`{}` is {size} long, more than one read returns, and does not start with a table of contents", file.path),
                     )
                     .in_file(file.path.clone(), Some(1))
-                    .note("agents often read only the top of a long file")
+                    .note(format!("Claude Code's Read tool returns the first {READ_LINES} lines and at most {READ_TOKENS} tokens; the agent sees the top and decides from it what else to read"))
                     .help("add a `## Contents` list of its sections near the top"),
                 );
             }
         }
     }
-}
-
-fn stem(name: &str) -> &str {
-    name.rsplit_once('.').map_or(name, |(stem, _)| stem)
 }
 
 /// A `Contents` heading, or three or more links to sections, in the first 40 lines.
@@ -446,7 +795,7 @@ fn has_toc(text: &str) -> bool {
 fn placeholder_pattern() -> &'static Regex {
     static PATTERN: OnceLock<Regex> = OnceLock::new();
     PATTERN.get_or_init(|| {
-        Regex::new(r"\bTODO[:(]|\[TODO\b|\bFIXME\b|\bTBD:|\bXXX:|(?i:lorem ipsum)|\bPLACEHOLDER\b")
+        Regex::new(r"\bTODO[:(]|\[TODO\b|\bFIXME\b|\bTBD:|\bXXX:|(?i:lorem ipsum)")
             .expect("a valid pattern")
     })
 }
@@ -457,6 +806,52 @@ fn is_prose(path: &str) -> bool {
     [".md", ".markdown", ".txt", ".rst"]
         .iter()
         .any(|ext| lower.ends_with(ext))
+}
+
+/// Files meant to hold placeholders: templates and assets the skill fills in or copies.
+fn is_template(path: &str) -> bool {
+    let lower = path.to_ascii_lowercase();
+    lower.starts_with("assets/") || lower.contains("template") || lower.contains("scaffold")
+}
+
+/// Whether the placeholder at `at` is talked about rather than left over: in code (a fence or
+/// backticks), in quotes, or in a sentence that tells someone to find, remove or replace it.
+fn mentions_placeholder(text: &str, at: usize, fences: &[Range<usize>]) -> bool {
+    if super::in_ranges(fences, at) {
+        return true;
+    }
+    let line = super::line_before(text, at);
+    if line.matches('`').count() % 2 == 1
+        || line.matches('"').count() % 2 == 1
+        || line.trim_start().starts_with("//")
+        || line.trim_start().starts_with('#') && !line.trim_start().starts_with("# ")
+    {
+        return true;
+    }
+    let sentence = super::sentence_before(text, at).to_lowercase();
+    [
+        "remove",
+        "replace",
+        "delete",
+        "grep",
+        "search",
+        "check",
+        "flag",
+        "find",
+        "detect",
+        "no ",
+        "without",
+        "leftover",
+        "left over",
+        "mark",
+        "avoid",
+        "never",
+        "don't",
+        "e.g.",
+        "example",
+    ]
+    .iter()
+    .any(|word| sentence.contains(word))
 }
 
 /// The finding for placeholder text `found`, placed by the caller.
@@ -473,16 +868,25 @@ pub(super) fn check_placeholders(cx: &LintContext<'_>, out: &mut Vec<Diagnostic>
     let text = cx.text();
     let mut lines = BTreeSet::new();
     for found in pattern.find_iter(text) {
+        if mentions_placeholder(text, found.start(), &cx.fences) {
+            continue;
+        }
         if lines.insert(cx.source.position(found.start()).line) {
             out.push(placeholder(found.as_str()).at(found.range()));
         }
     }
     for file in &cx.bundle.files {
-        let (true, Some(content)) = (is_prose(&file.path), &file.text) else {
+        let (true, false, Some(content)) =
+            (is_prose(&file.path), is_template(&file.path), &file.text)
+        else {
             continue;
         };
+        let fences = super::fences(content, 0);
         let mut seen = BTreeSet::new();
         for found in pattern.find_iter(content) {
+            if mentions_placeholder(content, found.start(), &fences) {
+                continue;
+            }
             let line = content[..found.start()].matches('\n').count() + 1;
             if seen.insert(line) {
                 out.push(placeholder(found.as_str()).in_file(file.path.clone(), Some(line)));
@@ -524,18 +928,42 @@ fn secret_kind(captures: &regex::Captures<'_>) -> &'static str {
     "a secret"
 }
 
-/// Whether a match is an obvious example (`AKIAIOSFODNN7EXAMPLE`, `sk-ant-xxxx…`).
-fn is_example(text: &str) -> bool {
+/// Whether a match is an obvious example: `AKIAIOSFODNN7EXAMPLE`, `sk-ant-xxxx…`, a run like
+/// `A1B2C3D4E5` or `abcdef`, or a private key header with no key after it.
+fn is_example(text: &str, after: &str) -> bool {
     let upper = text.to_ascii_uppercase();
     let tail: Vec<char> = text.chars().rev().take(20).collect();
-    upper.contains("EXAMPLE") || tail.iter().collect::<BTreeSet<_>>().len() <= 4
+    if upper.contains("EXAMPLE") || tail.iter().collect::<BTreeSet<_>>().len() <= 4 {
+        return true;
+    }
+    // Six characters in a row that step by one (`ABCDEF`, `123456`), or letters and digits
+    // that both step (`A1B2C3`).
+    let bytes = text.as_bytes();
+    let steps = |stride: usize| {
+        bytes.windows(stride * 5 + 1).any(|window| {
+            (0..5).all(|i| window[(i + 1) * stride] == window[i * stride].wrapping_add(1))
+        })
+    };
+    if steps(1) || steps(2) {
+        return true;
+    }
+    if text.contains("PRIVATE KEY") {
+        // Real keys follow with base64 lines; a placeholder with `...` or nothing.
+        let body: String = after.lines().skip(1).take(2).collect::<Vec<_>>().join("");
+        let base64 = body
+            .chars()
+            .filter(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '/' | '='))
+            .count();
+        return base64 < 40;
+    }
+    false
 }
 
 pub(super) fn check_secrets(cx: &LintContext<'_>, out: &mut Vec<Diagnostic>) {
     let pattern = secret_pattern();
     for captures in pattern.captures_iter(cx.text()) {
         let found = captures.get(0).expect("the whole match");
-        if is_example(found.as_str()) {
+        if is_example(found.as_str(), &cx.text()[found.start()..]) {
             continue;
         }
         out.push(
@@ -551,7 +979,7 @@ pub(super) fn check_secrets(cx: &LintContext<'_>, out: &mut Vec<Diagnostic>) {
         let Some(content) = &file.text else { continue };
         for captures in pattern.captures_iter(content) {
             let found = captures.get(0).expect("the whole match");
-            if is_example(found.as_str()) {
+            if is_example(found.as_str(), &content[found.start()..]) {
                 continue;
             }
             let line = content[..found.start()].matches('\n').count() + 1;
@@ -620,8 +1048,19 @@ mod tests {
         assert!(secret_pattern().is_match(&key));
         assert!(secret_pattern().is_match("-----BEGIN OPENSSH PRIVATE KEY-----"));
         let example = "AKIAIOSFODNN7EXAMPLE";
-        assert!(secret_pattern().is_match(example) && is_example(example));
-        assert!(is_example(&format!("sk-ant-api03-{}", "x".repeat(50))));
+        assert!(secret_pattern().is_match(example) && is_example(example, ""));
+        assert!(is_example(&format!("sk-ant-api03-{}", "x".repeat(50)), ""));
+        assert!(is_example("AIzaSyA1B2C3D4E5F6G7H8I9J0", ""));
+        let header = "-----BEGIN PRIVATE KEY-----";
+        assert!(is_example(
+            header,
+            &format!("{header}\n...\n-----END PRIVATE KEY-----")
+        ));
+        let real = format!(
+            "{header}\n{}\n",
+            "MIIEvQIBADANBgkqhkiG9w0BAQEFAASC".repeat(2)
+        );
+        assert!(!is_example(header, &real));
         assert!(!secret_pattern().is_match("sk-ant-..."));
     }
 

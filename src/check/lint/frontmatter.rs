@@ -6,11 +6,10 @@ use super::LintContext;
 use crate::agent::Target;
 use crate::agent::claude_code::shell::{Permissions, tool_ranges};
 use crate::check::diagnostic::Diagnostic;
-use crate::check::fix::{Applicability, Edit, Fix};
+use crate::check::fix::{Applicability, Fix};
 use crate::check::rule::{
-    ALLOWED_TOOLS_FORMAT, ALLOWED_TOOLS_TOO_BROAD, AMBIGUOUS_SCALAR, ARGUMENTS_WITHOUT_HINT,
-    COMMAND_SHADOWED, INVALID_PATHS_GLOB, NOT_INVOCABLE, UNDECLARED_ARGUMENT, UNKNOWN_TOOL,
-    UNUSED_ARGUMENT,
+    ALLOWED_TOOLS_TOO_BROAD, AMBIGUOUS_SCALAR, ARGUMENTS_WITHOUT_HINT, COMMAND_SHADOWED,
+    INVALID_PATHS_GLOB, NOT_INVOCABLE, UNDECLARED_ARGUMENT, UNKNOWN_TOOL, UNUSED_ARGUMENT,
 };
 use crate::skill::model::{Field, ToolList};
 use crate::skill::yaml::{self, Feature, NodeId, NodeKind, Style, Yaml};
@@ -24,7 +23,8 @@ const NON_TEXT_KEYS: &[&str] = &[
     "hooks",
 ];
 
-/// Claude Code's tools, as its documentation lists them (2.1.x).
+/// Claude Code's tools: as its documentation lists them (2.1.x), and as 2.1.332's package names
+/// them (`sdk-tools.d.ts`, and the binary's `userFacingName`s).
 const CLAUDE_CODE_TOOLS: &[&str] = &[
     "Agent",
     "AskUserQuestion",
@@ -55,6 +55,35 @@ const CLAUDE_CODE_TOOLS: &[&str] = &[
     "WebFetch",
     "WebSearch",
     "Write",
+    // Named in 2.1.332's own tool schemas (`sdk-tools.d.ts`) and user-facing names.
+    "Artifact",
+    "ClaudeDesign",
+    "CronCreate",
+    "CronDelete",
+    "CronList",
+    "EnterWorktree",
+    "ExitWorktree",
+    "ListAgents",
+    "Monitor",
+    "Projects",
+    "ProposeGoal",
+    "ProposeSkills",
+    "PushNotification",
+    "ReadMcpResourceDir",
+    "ReadNotifications",
+    "RefreshMcpTools",
+    "RemoteTrigger",
+    "ReportFindings",
+    "ScheduleWakeup",
+    "SendFeedback",
+    "SendFile",
+    "SendMessage",
+    "TaskCreate",
+    "TaskGet",
+    "TaskList",
+    "TaskStop",
+    "TaskUpdate",
+    "Workflow",
 ];
 
 pub(super) fn check(cx: &LintContext<'_>, out: &mut Vec<Diagnostic>) {
@@ -82,22 +111,25 @@ pub(super) fn check(cx: &LintContext<'_>, out: &mut Vec<Diagnostic>) {
         );
     }
     if let Some(field) = &doc.allowed_tools {
-        tools_format(cx, yaml, field, out);
         for (tool, span) in tool_items(cx, field) {
             let bare = tool.split('(').next().unwrap_or(&tool);
             // What Claude Code allows with it (`Bash()` everything, `Bash(*:*)` nothing).
             let everything = tool == "*"
                 || (bare == "Bash" && Permissions::new(&[tool.as_str()]).allows_every_command());
-            if everything {
-                out.push(
-                    Diagnostic::warning(
-                        &ALLOWED_TOOLS_TOO_BROAD,
-                        format!("`{tool}` in `allowed-tools` lets the skill run any command without asking"),
-                    )
-                    .at(span)
-                    .help("grant the commands the skill runs, e.g. `Bash(python3 ${CLAUDE_SKILL_DIR}/scripts/run.py:*)` or `Bash(git status:*)`"),
-                );
-            }
+            // Only when the instructions show that a few narrow rules would do: a skill whose
+            // job is running many different commands needs `Bash`.
+            let Some(rules) = everything.then(|| narrow_rules(cx)).flatten() else {
+                continue;
+            };
+            out.push(
+                Diagnostic::warning(
+                    &ALLOWED_TOOLS_TOO_BROAD,
+                    format!("`{tool}` in `allowed-tools` lets the skill run any command without asking, but it runs only {}", rules.iter().map(|rule| format!("`{rule}`")).collect::<Vec<_>>().join(", ")),
+                )
+                .at(span)
+                .note("every command the instructions show starts with one of these")
+                .help(format!("grant just those: `allowed-tools: {}`", rules.iter().map(|rule| format!("Bash({rule}:*)")).collect::<Vec<_>>().join(" "))),
+            );
         }
     }
     if let (Some(disabled), Some(hidden)) = (&doc.disable_model_invocation, &doc.user_invocable)
@@ -158,13 +190,12 @@ fn ambiguous_scalars(
     match &resolved.kind {
         NodeKind::Scalar(scalar) => {
             // An empty value is YAML's null to every parser that reads YAML: nothing to quote.
-            if scalar.style != Style::Plain
-                || scalar.tagged
-                || scalar.value.is_empty()
-                || !yaml::is_ambiguous_plain(&scalar.value)
-            {
+            if scalar.style != Style::Plain || scalar.tagged || scalar.value.is_empty() {
                 return;
             }
+            let Some(why) = disagreement(&scalar.value) else {
+                return;
+            };
             let span = resolved.span.clone();
             let mut diagnostic = Diagnostic::warning(
                 &AMBIGUOUS_SCALAR,
@@ -174,7 +205,7 @@ fn ambiguous_scalars(
                 ),
             )
             .at(span.clone())
-            .note(ambiguity_note(&scalar.value))
+            .note(why)
             .help(format!(
                 "quote it: `{}`",
                 yaml::double_quoted(&scalar.value)
@@ -209,86 +240,357 @@ fn ambiguous_scalars(
     }
 }
 
-fn ambiguity_note(value: &str) -> String {
-    let lower = value.to_ascii_lowercase();
-    if matches!(lower.as_str(), "yes" | "no" | "on" | "off" | "y" | "n") {
-        format!("YAML 1.1 parsers (PyYAML, many Go and Ruby libraries) read `{value}` as a boolean")
-    } else if matches!(lower.as_str(), "~" | "null") {
-        format!("YAML parsers read `{value}` as an empty value, not text")
-    } else if matches!(lower.as_str(), "true" | "false") {
-        format!("YAML parsers read `{value}` as a boolean")
+/// `1.50` as JavaScript prints the number: trailing zeros and a bare point dropped.
+fn js_number(text: &str) -> String {
+    let trimmed = text.trim_end_matches('0');
+    trimmed.strip_suffix('.').unwrap_or(trimmed).to_owned()
+}
+
+/// `1.50` as Python prints the float: trailing zeros dropped, one kept after the point.
+fn py_number(text: &str) -> String {
+    let trimmed = text.trim_end_matches('0');
+    if trimmed.ends_with('.') {
+        format!("{trimmed}0")
     } else {
-        format!("some YAML parsers read `{value}` as a number or a date (`1.10` becomes 1.1)")
+        trimmed.to_owned()
     }
 }
 
-/// `allowed-tools` as a YAML list or with commas: the spec wants one space-separated string.
-fn tools_format(
-    cx: &LintContext<'_>,
-    yaml: &Yaml,
-    field: &Field<ToolList>,
-    out: &mut Vec<Diagnostic>,
-) {
-    let items: Vec<String> = tool_items(cx, field)
-        .into_iter()
-        .map(|(tool, _)| tool)
-        .collect();
-    let joined = items.join(" ");
-    match &field.value {
-        Ok(ToolList::List(_)) => {
-            let node = yaml.node(field.node);
-            let range = field.key.end..node.span.end;
-            let mut diagnostic = Diagnostic::warning(
-                &ALLOWED_TOOLS_FORMAT,
-                "`allowed-tools` is a YAML list; the spec defines a space-separated string",
-            )
-            .at(field.span.clone())
-            .help(format!("write `allowed-tools: {}`", yaml::scalar(&joined)));
-            // Only when nothing but the list is replaced: no comments inside it.
-            let replaced = cx.text().get(range.clone()).unwrap_or_default();
-            if !items.is_empty() && replaced.starts_with(':') && !replaced.contains('#') {
-                diagnostic = diagnostic.fix(Fix::safe(
-                    "write the list as a space-separated string",
-                    vec![Edit {
-                        range,
-                        text: format!(": {}", yaml::scalar(&joined)),
-                    }],
-                ));
-            }
-            out.push(diagnostic);
-        }
-        Ok(ToolList::Text(text)) if has_separating_comma(text) => {
-            let mut diagnostic = Diagnostic::warning(
-                &ALLOWED_TOOLS_FORMAT,
-                "`allowed-tools` is comma-separated; the spec defines a space-separated string",
-            )
-            .at(field.span.clone())
-            .help(format!("write `allowed-tools: {}`", yaml::scalar(&joined)));
-            if cx.text().get(field.span.clone()) == Some(text.as_str()) {
-                diagnostic = diagnostic.fix(Fix::replace(
-                    Applicability::Safe,
-                    "separate the tools with spaces",
-                    field.span.clone(),
-                    yaml::scalar(&joined),
-                ));
-            }
-            out.push(diagnostic);
-        }
-        _ => {}
+/// How YAML parsers disagree about a plain scalar, or `None` when every parser reads it the same
+/// (`12876` is a number and `1.0.0` text everywhere; `true` and `null` too). The disagreements
+/// are YAML 1.1's (`PyYAML`, Go's `yaml.v2`, Ruby's `Psych`) against YAML 1.2's core schema (yaml@2,
+/// which Claude Code and most JavaScript tools use).
+fn disagreement(value: &str) -> Option<String> {
+    let lower = value.to_ascii_lowercase();
+    let digits = |text: &str| !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit());
+    let unsigned = value.strip_prefix(['+', '-']).unwrap_or(value);
+    if matches!(lower.as_str(), "yes" | "no" | "on" | "off" | "y" | "n") {
+        return Some(format!(
+            "YAML 1.1 parsers (PyYAML, Go's yaml.v2) read `{value}` as a boolean; YAML 1.2 parsers as text"
+        ));
     }
+    if unsigned.len() > 1 && unsigned.starts_with('0') && digits(unsigned) {
+        return Some(format!(
+            "YAML 1.1 parsers read `{value}` as an octal number, YAML 1.2 parsers as a decimal one"
+        ));
+    }
+    if lower.starts_with("0o") && digits(&lower[2..]) {
+        return Some(format!(
+            "YAML 1.2 parsers read `{value}` as an octal number, YAML 1.1 parsers as text"
+        ));
+    }
+    if unsigned.contains('_')
+        && unsigned.starts_with(|c: char| c.is_ascii_digit())
+        && unsigned
+            .bytes()
+            .all(|b| b.is_ascii_digit() || b == b'_' || b == b'.')
+    {
+        return Some(format!(
+            "YAML 1.1 parsers read `{value}` as a number, YAML 1.2 parsers as text"
+        ));
+    }
+    // YAML 1.1's base 60: `[1-9][0-9_]*(:[0-5]?[0-9])+`, as in `1:30`.
+    let mut parts = unsigned.split(':');
+    let head = parts.next().unwrap_or_default();
+    let mut rest = parts.peekable();
+    if rest.peek().is_some()
+        && digits(head)
+        && !head.starts_with('0')
+        && rest.all(|part| {
+            digits(part) && part.len() <= 2 && part.parse::<u32>().is_ok_and(|n| n < 60)
+        })
+    {
+        return Some(format!(
+            "YAML 1.1 parsers read `{value}` as a base-60 number; YAML 1.2 parsers as text"
+        ));
+    }
+    let date = value.len() >= 10
+        && value.as_bytes()[4] == b'-'
+        && value.as_bytes()[7] == b'-'
+        && digits(&value[..4])
+        && digits(&value[5..7])
+        && digits(&value[8..10]);
+    if date {
+        return Some(format!(
+            "YAML 1.1 parsers read `{value}` as a date, YAML 1.2 parsers as text"
+        ));
+    }
+    // A number whose text changes when read: `1.0` and `2.50` come back as `1` and `2.5` from
+    // JavaScript parsers (Claude Code's) and as `1.0` and `2.5` from Python's.
+    if let Some((whole, fraction)) = unsigned.split_once('.')
+        && digits(whole)
+        && digits(fraction)
+        && fraction.ends_with('0')
+    {
+        return Some(format!(
+            "YAML parsers read `{value}` as a number, which JavaScript prints as `{}` and Python as `{}`",
+            js_number(unsigned),
+            py_number(unsigned)
+        ));
+    }
+    if let Some((mantissa, exponent)) = lower.split_once('e')
+        && !mantissa.contains('.')
+        && digits(unsigned.split(['e', 'E']).next().unwrap_or_default())
+        && digits(exponent.strip_prefix(['+', '-']).unwrap_or(exponent))
+    {
+        return Some(format!(
+            "YAML 1.2 parsers read `{value}` as a number, YAML 1.1 parsers as text"
+        ));
+    }
+    None
 }
 
-fn has_separating_comma(text: &str) -> bool {
-    let mut depth = 0usize;
-    for c in text.chars() {
-        match c {
-            '(' => depth += 1,
-            ')' => depth = depth.saturating_sub(1),
-            ',' if depth == 0 => return true,
-            _ => {}
+/// What one simple command needs.
+enum Rule {
+    /// Not a command (a keyword, an option continued from a line above, a blank).
+    None,
+    /// Code given inline (`python3 -c …`, `eval`): no narrow rule covers it.
+    Arbitrary,
+    /// A `Bash(…:*)` rule's prefix.
+    Narrow(String),
+}
+
+/// Shell words that are not programs.
+const SHELL_WORDS: &[&str] = &[
+    "for", "while", "until", "if", "then", "else", "elif", "fi", "do", "done", "case", "esac",
+    "function", "in", "{", "}", "(", ")", "[[", "]]", "[", "]", "time", "!", "return", "exit",
+    "local", "export", "set", "unset", "shift", "break", "continue", "true", "false", "echo",
+    "printf", "cd", "read", "test", "source", ".", "command", "which", "type", "def", "class",
+    "import", "from", "let", "const", "var",
+];
+
+/// The rule one simple command (a pipeline's part) needs.
+fn command_rule(segment: &str) -> Rule {
+    let mut words = segment.split_whitespace().peekable();
+    // `X=1 cmd`, and `X=$(cmd …)` whose command is what runs.
+    while let Some(word) = words.peek() {
+        if let Some((_, value)) = word.split_once('=')
+            && !word.starts_with('-')
+        {
+            if let Some(inner) = value.strip_prefix("$(") {
+                let rest: Vec<&str> = std::iter::once(inner).chain(words.skip(1)).collect();
+                return command_rule(&rest.join(" "));
+            }
+            words.next();
+        } else {
+            break;
         }
     }
-    false
+    let Some(program) = words.next() else {
+        return Rule::None;
+    };
+    let program = program
+        .trim_start_matches(['(', '$'])
+        .trim_start_matches('(');
+    if program.is_empty()
+        || SHELL_WORDS.contains(&program)
+        || program.starts_with(['-', '"', '\'', '}', ')', '<', '>', '`'])
+        || program.starts_with(|c: char| c.is_ascii_digit())
+        // `N`, `PROMPT`: a placeholder or a variable's name, not a program.
+        || !program.chars().any(|c| c.is_ascii_lowercase())
+        || !program
+            .chars()
+            .all(|c| c.is_alphanumeric() || matches!(c, '-' | '_' | '.' | '/' | '$' | '{' | '}' | '~'))
+    {
+        return Rule::None;
+    }
+    // `env X=1 cmd`, `/usr/bin/env bash`: what runs is what follows.
+    if program.rsplit('/').next() == Some("env") {
+        let rest: Vec<&str> = words.collect();
+        return command_rule(&rest.join(" "));
+    }
+    // `/usr/bin/python3` is `python3`.
+    let base = program.rsplit('/').next().unwrap_or(program);
+    let program = if RUNS_ANYTHING.contains(&base) {
+        base
+    } else {
+        program
+    };
+    // `siteMap`, `proxyHistory`: an argument shown on its own, not a program.
+    if program.chars().any(|c| c.is_ascii_uppercase()) && !program.contains(['/', '.']) {
+        return Rule::None;
+    }
+    // What Claude Code runs without asking (`head`, `jq`, `grep`, `git status`) needs no rule.
+    if matches!(
+        Permissions::new::<&str>(&[]).verdict(segment.trim()),
+        crate::agent::claude_code::shell::Verdict::Runs(_)
+    ) {
+        return Rule::None;
+    }
+    if !RUNS_ANYTHING.contains(&program) {
+        return Rule::Narrow(program.to_owned());
+    }
+    // An interpreter or runner counts with what it runs: `python3 scripts/x.py`, `uv run x`,
+    // `python3 -m json.tool`. Options before that (`uv run --with …`) make the rule guesswork.
+    let rest_words: Vec<&str> = words.collect();
+    if let [flag, module, ..] = rest_words.as_slice()
+        && *flag == "-m"
+    {
+        return Rule::Narrow(format!("{program} -m {module}"));
+    }
+    let first_is_run = rest_words
+        .first()
+        .is_some_and(|word| *word == "run" || *word == "exec");
+    let after_run = if first_is_run {
+        &rest_words[1..]
+    } else {
+        &rest_words[..]
+    };
+    if after_run
+        .first()
+        .is_some_and(|word| word.starts_with('-') && *word != "-")
+    {
+        return Rule::Arbitrary;
+    }
+    let mut rest = rest_words.iter().copied();
+    let Some(mut what) = rest.next() else {
+        return Rule::Arbitrary;
+    };
+    // A heredoc or a redirect feeds it code written inline; a variable names a script only
+    // known when it runs.
+    let unquoted = what.trim_start_matches(['"', '\'']);
+    if what.starts_with('<') || unquoted.starts_with('$') {
+        return Rule::Arbitrary;
+    }
+    if what == "run" || what == "exec" {
+        let Some(next) = rest.next() else {
+            return Rule::Arbitrary;
+        };
+        return Rule::Narrow(format!("{program} {what} {next}"));
+    }
+    if segment
+        .split_whitespace()
+        .any(|word| word == "-c" || word == "-e")
+    {
+        return Rule::Arbitrary;
+    }
+    what = what.trim_matches(['"', '\'']);
+    Rule::Narrow(format!("{program} {what}"))
+}
+
+/// Programs that run whatever they are given: a rule for them is as broad as `Bash`.
+const RUNS_ANYTHING: &[&str] = &[
+    "eval",
+    "exec",
+    "xargs",
+    "env",
+    "sudo",
+    "sh",
+    "bash",
+    "zsh",
+    "python",
+    "python3",
+    "node",
+    "uv",
+    "npx",
+    "bunx",
+    "bun",
+    "deno",
+    "ruby",
+    "perl",
+    "pwsh",
+    "powershell",
+];
+
+/// The narrow `Bash(…)` rules that would cover every command the body shows (in shell code
+/// blocks and inline `!` commands), when there are at most three: `git`, or an interpreter with
+/// its script (`python3 scripts/run.py`). `None` when the commands are many, or run arbitrary
+/// code.
+fn narrow_rules(cx: &LintContext<'_>) -> Option<Vec<String>> {
+    const MAX_RULES: usize = 3;
+    let mut rules: Vec<String> = Vec::new();
+    let mut lines: Vec<&str> = Vec::new();
+    // SKILL.md's own blocks: reference documents also show commands the skill's tools run for
+    // the user, and on published skills counting them lost more real findings than it saved.
+    let text = cx.text();
+    for fence in &cx.fences {
+        let block = &text[fence.clone()];
+        let language = block.lines().next().unwrap_or_default();
+        let language = language
+            .trim_start_matches(['`', '~', ' '])
+            .trim()
+            .to_ascii_lowercase();
+        let body = block.lines().skip(1).filter(|line| {
+            !line.trim_start().starts_with("```") && !line.trim_start().starts_with("~~~")
+        });
+        if ["bash", "sh", "shell", "zsh", "!"].contains(&language.as_str()) {
+            lines.extend(body);
+        } else if language == "console" {
+            // A terminal session: commands after the prompt, output otherwise.
+            lines.extend(body.filter(|line| line.trim_start().starts_with("$ ")));
+        }
+    }
+    for (at, _) in cx.body().match_indices("!`") {
+        let rest = &cx.body()[at + 2..];
+        if let Some(end) = rest.find('`') {
+            lines.push(&rest[..end]);
+        }
+    }
+    let mut heredoc: Option<String> = None;
+    let mut continued = false;
+    for line in lines {
+        let line = line.trim();
+        // A heredoc's body and a line continued from the one before are not commands.
+        if let Some(delimiter) = &heredoc {
+            if line == delimiter {
+                heredoc = None;
+            }
+            continue;
+        }
+        let was_continued = std::mem::replace(&mut continued, line.ends_with('\\'));
+        if was_continued {
+            continue;
+        }
+        if let Some((_, rest)) = line.split_once("<<") {
+            let delimiter = rest
+                .trim_start_matches(['-', '~'])
+                .trim()
+                .trim_matches(['\'', '"'])
+                .split_whitespace()
+                .next()
+                .unwrap_or_default();
+            if !delimiter.is_empty() {
+                heredoc = Some(delimiter.trim_matches(['\'', '"']).to_owned());
+            }
+        }
+        let line = line.trim_start_matches("$ ").trim();
+        if line.starts_with('#') {
+            continue;
+        }
+        // A command substituted inside another (`--root "$(plugin-root)"`) runs too.
+        let segments = line.split(['|', ';', '&']).flat_map(|segment| {
+            segment
+                .split("$(")
+                .map(|part| part.trim_end_matches([')', '"']))
+        });
+        for segment in segments {
+            match command_rule(segment) {
+                Rule::None => {}
+                Rule::Arbitrary => return None,
+                // A path to a script this skill does not have: the rule cannot be written.
+                Rule::Narrow(rule)
+                    if rule.split_whitespace().any(|word| {
+                        let path = word
+                            .trim_start_matches("./")
+                            .trim_start_matches("${CLAUDE_SKILL_DIR}/")
+                            .trim_start_matches("{baseDir}/");
+                        path.starts_with("scripts/") && cx.bundle.get(path).is_none()
+                    }) =>
+                {
+                    return None;
+                }
+                Rule::Narrow(rule) => {
+                    if !rules.contains(&rule) {
+                        rules.push(rule);
+                        if rules.len() > MAX_RULES {
+                            return None;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    (!rules.is_empty()).then_some(rules)
 }
 
 /// The tools of `allowed-tools`, split as Claude Code splits them (on spaces and commas outside
@@ -406,10 +708,47 @@ fn arguments(cx: &LintContext<'_>, out: &mut Vec<Diagnostic>) {
     };
     let body = cx.body();
     let placeholders = placeholders(body);
+    // `$1` in a shell block is the script's own parameter, `$25,000` and `$200` are money and
+    // `B$6` a spreadsheet cell: only `$ARGUMENTS` and a lone `$N` in prose ask for arguments.
+    let asks_for_arguments = |at: usize, text: &str| {
+        // In inline code, documentation of the placeholder rather than a use of it.
+        if super::line_before(body, at).matches('`').count() % 2 == 1 {
+            return false;
+        }
+        if text.starts_with("$ARGUMENTS") {
+            return true;
+        }
+        let digits = &text[1..];
+        if !digits.starts_with(|c: char| c.is_ascii_digit()) {
+            return false;
+        }
+        let after = body[at + text.len()..].chars().take(2).collect::<String>();
+        let money = digits.len() > 1
+            || (after.starts_with([',', '.', '-'])
+                && after[1..].starts_with(|c: char| c.is_ascii_digit()));
+        let cell = body[..at]
+            .chars()
+            .next_back()
+            .is_some_and(|c| c.is_ascii_alphanumeric());
+        !money && !cell && !cx.in_fence(cx.body_start + at)
+    };
+    // `$ARGUMENTS` asks for arguments; a lone `$5` in prose is as often a price ("minimum $5"),
+    // which Claude Code leaves as written when no fifth word is typed: two different indexes
+    // (`$1` and `$2`) are needed to read them as arguments.
+    let asking: Vec<&(usize, &str)> = placeholders
+        .iter()
+        .filter(|(at, text)| asks_for_arguments(*at, text))
+        .collect();
+    let indexes: std::collections::BTreeSet<&str> = asking
+        .iter()
+        .filter(|(_, text)| !text.starts_with("$ARGUMENTS"))
+        .map(|(_, text)| *text)
+        .collect();
+    let first = asking
+        .iter()
+        .find(|(_, text)| text.starts_with("$ARGUMENTS") || indexes.len() >= 2);
     if doc.argument_hint.is_none()
-        && let Some((at, text)) = placeholders.iter().find(|(_, text)| {
-            text.starts_with("$ARGUMENTS") || text[1..].starts_with(|c: char| c.is_ascii_digit())
-        })
+        && let Some((at, text)) = first
     {
         let start = cx.body_start + at;
         let mut diagnostic = Diagnostic::warning(
@@ -521,8 +860,64 @@ mod tests {
         let text = "Bash(git add:*), Read  Write";
         let parts: Vec<&str> = tool_ranges(text).into_iter().map(|r| &text[r]).collect();
         assert_eq!(parts, ["Bash(git add:*)", "Read", "Write"]);
-        assert!(has_separating_comma("Read, Write"));
-        assert!(!has_separating_comma("Bash(a,b) Read"));
+    }
+
+    #[test]
+    fn only_values_yaml_parsers_read_differently() {
+        for same in [
+            "12876", "1.0.0", "1.5", "true", "null", "0", "v1", "0x1F", "-3",
+        ] {
+            assert_eq!(disagreement(same), None, "{same}");
+        }
+        for differs in [
+            "yes",
+            "Off",
+            "y",
+            "0755",
+            "0o17",
+            "1_000",
+            "1:30",
+            "2024-01-15",
+            "1e3",
+            "1.0",
+            "2.50",
+        ] {
+            assert!(disagreement(differs).is_some(), "{differs}");
+        }
+    }
+
+    #[test]
+    fn commands_and_the_rules_they_need() {
+        let narrow = |segment: &str| match command_rule(segment) {
+            Rule::Narrow(rule) => Some(rule),
+            _ => None,
+        };
+        assert_eq!(narrow("gh api repos/x --jq .name").as_deref(), Some("gh"));
+        assert_eq!(
+            narrow("python3 scripts/run.py --in a").as_deref(),
+            Some("python3 scripts/run.py")
+        );
+        assert_eq!(
+            narrow("uv run scripts/x.py").as_deref(),
+            Some("uv run scripts/x.py")
+        );
+        assert_eq!(narrow("X=$(gh pr list)").as_deref(), Some("gh"));
+        // Read-only commands need no rule; keywords, arguments and placeholders are no commands.
+        for none in [
+            "head -n 5",
+            "jq .",
+            "done",
+            "--flag",
+            "proxyHistory",
+            "PROMPT",
+            "2>",
+        ] {
+            assert!(matches!(command_rule(none), Rule::None), "{none}");
+        }
+        assert!(matches!(
+            command_rule("python3 -c 'print(1)'"),
+            Rule::Arbitrary
+        ));
     }
 
     #[test]

@@ -9,6 +9,7 @@ mod body;
 mod description;
 mod files;
 mod frontmatter;
+mod graph;
 pub mod set;
 pub mod suppress;
 
@@ -66,9 +67,8 @@ pub struct Bundle {
 impl Bundle {
     /// Reads what the text rules need from `files`, which are inside `dir`: the text of each
     /// (open, read, close), and the mode of scripts only.
-    pub fn load(dir: &Path, mut files: Vec<PathBuf>) -> Self {
-        files.sort();
-        let files = files
+    pub fn load(dir: &Path, files: Vec<PathBuf>) -> Self {
+        let mut files: Vec<BundledFile> = files
             .into_iter()
             .filter_map(|full| {
                 let relative = full.strip_prefix(dir).ok()?;
@@ -86,6 +86,9 @@ impl Bundle {
                 })
             })
             .collect();
+        // Sorted as strings, the order `get` and `contains` search in (`Path`'s own order puts
+        // `a/b` before `a-b`, which once hid files from both).
+        files.sort_by(|a, b| a.path.cmp(&b.path));
         Self { files }
     }
 
@@ -94,6 +97,20 @@ impl Bundle {
             .binary_search_by(|file| file.path.as_str().cmp(path))
             .ok()
             .map(|index| &self.files[index])
+    }
+
+    /// Whether a file is `path` with an extension added (`scripts/check` for
+    /// `scripts/check.py`).
+    pub fn contains_with_extension(&self, path: &str) -> bool {
+        let prefix = format!("{path}.");
+        let at = self
+            .files
+            .partition_point(|file| file.path.as_str() < prefix.as_str());
+        self.files.get(at).is_some_and(|file| {
+            file.path
+                .strip_prefix(&prefix)
+                .is_some_and(|extension| !extension.contains('/'))
+        })
     }
 
     /// Whether `path` (relative, `/`-separated) is a file or a folder of the skill.
@@ -204,6 +221,7 @@ pub fn lint(skill: &Skill, bundle: &Bundle, targets: &[Target]) -> Vec<Diagnosti
     description::check(&cx, &mut out);
     body::check(&cx, &mut out);
     files::check_references(&cx, &mut out);
+    files::check_scripts(&cx, &mut out);
     files::check_tables_of_contents(&cx, &mut out);
     files::check_placeholders(&cx, &mut out);
     files::check_secrets(&cx, &mut out);
@@ -284,7 +302,7 @@ fn merge(all: &mut Vec<Diagnostic>, index: &mut Index, found: Diagnostic, target
 }
 
 /// Fenced code blocks (```` ``` ```` or `~~~`) in the body, as byte ranges of the text.
-fn fences(text: &str, body_start: usize) -> Vec<Range<usize>> {
+pub(crate) fn fences(text: &str, body_start: usize) -> Vec<Range<usize>> {
     let mut out = Vec::new();
     let mut open: Option<(usize, &str)> = None;
     let mut offset = body_start;
@@ -311,6 +329,47 @@ fn fences(text: &str, body_start: usize) -> Vec<Range<usize>> {
         out.push(start..text.len());
     }
     out
+}
+
+/// How far back or ahead the context rules look from a finding: a sentence or a line longer
+/// than this is read only this far, so that a line of ten thousand paths costs its length,
+/// not its square.
+pub(crate) const CONTEXT_BYTES: usize = 400;
+
+/// The text before `at` on its line, at most [`CONTEXT_BYTES`] of it.
+pub(crate) fn line_before(text: &str, at: usize) -> &str {
+    let mut from = at.saturating_sub(CONTEXT_BYTES);
+    while !text.is_char_boundary(from) {
+        from += 1;
+    }
+    let window = &text[from..at];
+    window
+        .rfind('\n')
+        .map_or(window, |found| &window[found + 1..])
+}
+
+/// The text after `end` on its line, at most [`CONTEXT_BYTES`] of it.
+pub(crate) fn line_after(text: &str, end: usize) -> &str {
+    let mut to = (end + CONTEXT_BYTES).min(text.len());
+    while !text.is_char_boundary(to) {
+        to -= 1;
+    }
+    let window = &text[end..to];
+    window.find('\n').map_or(window, |found| &window[..found])
+}
+
+/// The sentence `at` is in, up to `at`: from the last line break, `;` or `. ` before it (and
+/// at most [`CONTEXT_BYTES`]).
+pub(crate) fn sentence_before(text: &str, at: usize) -> &str {
+    let line = line_before(text, at);
+    let start_of_line = at - line.len();
+    let start = line
+        .rfind(';')
+        .map_or(start_of_line, |found| start_of_line + found + 1);
+    let start = text[start..at]
+        .rfind(". ")
+        .map_or(start, |found| start + found + 2);
+    &text[start..at]
 }
 
 /// Whether `offset` is in one of `ranges`, which are sorted and do not overlap.

@@ -188,72 +188,123 @@ pub(crate) fn similar_descriptions(checked: &mut [Checked]) {
     }
 }
 
-/// `listing-over-budget`, for the skills checked under a Claude Code target.
+/// The listing a skill is in: the Claude Code plugin that loads it (each plugin is installed,
+/// and listed, on its own), or the `.claude/skills` folder it is in. `None` for a skill in any
+/// other folder: such skills are installed one by one, in no known company.
+fn listing_of(item: &Checked) -> Option<std::path::PathBuf> {
+    crate::check::plugin_of(&item.skill.path).or_else(|| {
+        let folder = item.skill.path.parent()?.parent()?;
+        let in_claude =
+            folder.file_name()? == "skills" && folder.parent()?.file_name()? == ".claude";
+        in_claude.then(|| folder.to_path_buf())
+    })
+}
+
+/// `listing-over-budget`, for the skills checked under a Claude Code target: once per listing
+/// (a plugin's skills, or the skills outside any plugin), on the first skill it affects.
 pub(crate) fn listing_budget(checked: &mut [Checked], context_window: usize) {
+    let listings: Vec<Option<std::path::PathBuf>> = checked.iter().map(listing_of).collect();
+    let mut keys: Vec<&Option<std::path::PathBuf>> = listings.iter().collect();
+    keys.sort();
+    keys.dedup();
+    let keys: Vec<Option<std::path::PathBuf>> = keys.into_iter().cloned().collect();
     for target in [Target::ClaudeCode, Target::ClaudeCode2188] {
         let style = match target.family() {
             Family::ClaudeCode { modern: true } => CapStyle::Current,
             _ => CapStyle::V2188,
         };
-        // Listing order, as Claude Code builds it.
-        let mut members: Vec<(String, usize, Entry)> = checked
-            .iter()
-            .enumerate()
-            .filter(|(_, item)| item.targets.contains(&target))
-            .filter_map(|(index, item)| {
-                let entry = entry(item, style)?;
-                Some((item.skill.dir_name.clone(), index, entry))
-            })
-            .collect();
-        // Claude Code's order: ICU root collation of the folder names (2.1.88 read order is
-        // the walk's, which is sorted by path).
-        if style == CapStyle::Current {
-            members.sort_by(|a, b| crate::agent::collate::compare(&a.0, &b.0));
-        }
-        let entries: Vec<Entry> = members.iter().map(|(_, _, entry)| entry.clone()).collect();
-        let result = match style {
-            CapStyle::Current => listing::over_budget_current(
-                &entries,
-                listing::budget(context_window, listing::chars_per_token(context_window)),
-                listing::BUNDLED_RESERVE,
-            ),
-            CapStyle::V2188 => {
-                listing::over_budget_2188(&entries, listing::budget(context_window, 4))
-            }
-        };
-        let Some(result) = result else { continue };
-        for &position in &result.affected {
-            let index = members[position].1;
-            let item = &mut checked[index];
-            let what = match result.share {
-                None | Some(0) => {
-                    "lists this skill by name only, without its description".to_owned()
-                }
-                Some(share) => format!("cuts this description to {share} columns"),
-            };
-            let mut diagnostic = Diagnostic::warning(
-                &LISTING_OVER_BUDGET,
-                format!(
-                    "{} {what}: the listing of {} {} is over its budget",
-                    target.display(),
-                    entries.len(),
-                    if entries.len() == 1 { "skill" } else { "skills" }
-                ),
-            )
-            .note(format!(
-                "the listing needs {} columns; the budget at a {context_window}-token context window is {}{}",
-                result.needed,
-                result.budget,
-                if style == CapStyle::Current { ", and descriptions are dropped whole, in listing order, when the model has no usage history" } else { "" }
-            ))
-            .help("shorten the descriptions, or split the skills across projects");
-            if let Some(span) = description_span(item) {
-                diagnostic = diagnostic.at(span);
-            }
-            diagnostic.targets = vec![target];
-            item.diagnostics.push(diagnostic);
+        for key in keys.iter().flatten() {
+            over_budget(checked, &listings, key, target, style, context_window);
         }
     }
+}
+
+fn over_budget(
+    checked: &mut [Checked],
+    listings: &[Option<std::path::PathBuf>],
+    key: &std::path::Path,
+    target: Target,
+    style: CapStyle,
+    context_window: usize,
+) {
+    // Listing order, as Claude Code builds it.
+    let mut members: Vec<(String, usize, Entry)> = checked
+        .iter()
+        .enumerate()
+        .filter(|(index, item)| {
+            item.targets.contains(&target) && listings[*index].as_deref() == Some(key)
+        })
+        .filter_map(|(index, item)| {
+            let entry = entry(item, style)?;
+            Some((item.skill.dir_name.clone(), index, entry))
+        })
+        .collect();
+    // Claude Code's order: ICU root collation of the folder names (2.1.88 read order is the
+    // walk's, which is sorted by path).
+    if style == CapStyle::Current {
+        members.sort_by(|a, b| crate::agent::collate::compare(&a.0, &b.0));
+    }
+    let entries: Vec<Entry> = members.iter().map(|(_, _, entry)| entry.clone()).collect();
+    let result = match style {
+        CapStyle::Current => listing::over_budget_current(
+            &entries,
+            listing::budget(context_window, listing::chars_per_token(context_window)),
+            listing::BUNDLED_RESERVE,
+        ),
+        CapStyle::V2188 => listing::over_budget_2188(&entries, listing::budget(context_window, 4)),
+    };
+    let Some(result) = result else { return };
+    let Some(&first) = result.affected.first() else {
+        return;
+    };
+    let mut named: Vec<String> = result
+        .affected
+        .iter()
+        .take(5)
+        .map(|&position| format!("`{}`", members[position].0))
+        .collect();
+    if result.affected.len() > 5 {
+        named.push(format!("and {} more", result.affected.len() - 5));
+    }
+    let count = result.affected.len();
+    let what = match result.share {
+        None | Some(0) => format!("lists {count} of them by name only, without their descriptions"),
+        Some(share) => format!("cuts the descriptions of {count} of them to {share} columns"),
+    };
+    let of = if key.ends_with(".claude/skills") {
+        format!("`{}`", key.display())
+    } else {
+        let named = fs_err::canonicalize(key).unwrap_or_else(|_| key.to_path_buf());
+        let name = named.file_name().map_or_else(
+            || named.display().to_string(),
+            |name| name.to_string_lossy().into_owned(),
+        );
+        format!("the plugin `{name}`")
+    };
+    let index = members[first].1;
+    let item = &mut checked[index];
+    let mut diagnostic = Diagnostic::warning(
+        &LISTING_OVER_BUDGET,
+        format!(
+            "the listing of {of} ({} {}) is over its budget: {} {what}",
+            entries.len(),
+            if entries.len() == 1 { "skill" } else { "skills" },
+            target.display(),
+        ),
+    )
+    .note(format!(
+        "the listing needs {} columns; the budget at a {context_window}-token context window is {}{}; affected: {}",
+        result.needed,
+        result.budget,
+        if style == CapStyle::Current { ", and descriptions are dropped whole, in listing order, when the model has no usage history" } else { "" },
+        named.join(", ")
+    ))
+    .help("shorten the descriptions, or split the skills across plugins");
+    if let Some(span) = description_span(item) {
+        diagnostic = diagnostic.at(span);
+    }
+    diagnostic.targets = vec![target];
+    item.diagnostics.push(diagnostic);
 }
 
 /// The skill's listing entry, or `None` when Claude Code does not list it.

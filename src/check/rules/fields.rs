@@ -228,8 +228,28 @@ fn claude_code_types(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         doc.disallowed_tools.as_ref(),
         error,
     );
-    wrong_type(out, "when_to_use", doc.when_to_use.as_ref(), error);
-    wrong_type(out, "argument-hint", doc.argument_hint.as_ref(), error);
+    // 2.1.332 reads these two with JavaScript's `String(…)` (seen in its binary:
+    // `String(z["argument-hint"])`): a list still loads, as its items joined by commas.
+    for (key, field) in [
+        ("when_to_use", doc.when_to_use.as_ref()),
+        ("argument-hint", doc.argument_hint.as_ref()),
+    ] {
+        let Some(field) = field else { continue };
+        if let Err(mismatch) = &field.value {
+            // A list of words loads, as the words joined by commas: the form Claude Code's own
+            // documentation shows (`argument-hint: [file]`). Only a mapping is lost.
+            if mismatch.found.contains("list") {
+                continue;
+            }
+            out.push(
+                Diagnostic::error(
+                    &INVALID_FIELD_TYPE,
+                    format!("`{key}` must be a string, but it is {}", mismatch.found),
+                )
+                .at(field.span.clone()),
+            );
+        }
+    }
     wrong_type(out, "arguments", doc.arguments.as_ref(), error);
     wrong_type(out, "model", doc.model.as_ref(), error);
     wrong_type(out, "effort", doc.effort.as_ref(), error);

@@ -1,7 +1,7 @@
 //! Rules about which keys the frontmatter may have.
 
 use super::Context;
-use crate::agent::Family;
+use crate::agent::{Family, Target};
 use crate::check::diagnostic::Diagnostic;
 use crate::check::fix::{Edit, Fix};
 use crate::check::rule::{CLIENT_SPECIFIC_KEY, UNKNOWN_KEY};
@@ -47,12 +47,30 @@ fn merge_when_to_use(cx: &Context<'_>) -> Option<Fix> {
     ))
 }
 
+/// Agents that load a skill whatever other keys its frontmatter has: only the open spec,
+/// skills-ref and claude.ai refuse unknown keys.
+fn ignores_unknown_keys(target: Target) -> bool {
+    target.family() == Family::Spec && target != Target::AgentSkills
+}
+
 pub(super) fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     for (key, _) in &cx.doc.entries {
         match known_key(&key.value).map(|known| known.origin) {
             Some(KeyOrigin::Spec) => {}
             Some(KeyOrigin::ClaudeCode { since }) => {
                 let diagnostic = match cx.family() {
+                    // An agent that ignores keys it does not know (Codex, Gemini CLI, …) loses
+                    // only what it would have shown: `when_to_use`'s text.
+                    Family::Spec if cx.target != Target::AgentSkills => {
+                        if key.value != "when_to_use" {
+                            continue;
+                        }
+                        Diagnostic::warning(
+                            &CLIENT_SPECIFIC_KEY,
+                            format!("{} ignores `when_to_use`: its text never reaches the model there", cx.target.display()),
+                        )
+                        .help("move what it says into `description`")
+                    }
                     Family::Spec => Diagnostic::warning(
                         &CLIENT_SPECIFIC_KEY,
                         format!("`{}` is honoured only by Claude Code", key.value),
@@ -92,20 +110,26 @@ pub(super) fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
                 }
                 out.push(diagnostic);
             }
+            // Claude Code ignores keys it does not know, so for it an unknown key matters only
+            // when it is a misspelt known one (`allowed_tools`): `author` or `tags` are the
+            // author's own notes, harmless there.
+            None if (cx.target.is_claude_code() || ignores_unknown_keys(cx.target))
+                && suggest(&key.value).is_none() => {}
             None => {
-                let mut diagnostic = if cx.target.is_claude_code() {
-                    Diagnostic::warning(
-                        &UNKNOWN_KEY,
-                        format!(
-                            "{} ignores the unknown key `{}`",
-                            cx.target.display(),
-                            key.value
-                        ),
-                    )
-                } else {
-                    Diagnostic::error(&UNKNOWN_KEY, format!("unknown key `{}`", key.value))
-                        .note(SPEC_KEYS_NOTE)
-                };
+                let mut diagnostic =
+                    if cx.target.is_claude_code() || ignores_unknown_keys(cx.target) {
+                        Diagnostic::warning(
+                            &UNKNOWN_KEY,
+                            format!(
+                                "{} ignores the unknown key `{}`",
+                                cx.target.display(),
+                                key.value
+                            ),
+                        )
+                    } else {
+                        Diagnostic::error(&UNKNOWN_KEY, format!("unknown key `{}`", key.value))
+                            .note(SPEC_KEYS_NOTE)
+                    };
                 diagnostic = match suggest(&key.value) {
                     Some(known) => diagnostic.help(format!("did you mean `{known}`?")),
                     None => diagnostic.help(

@@ -264,6 +264,11 @@ fn check_claude_code(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         // An empty display label changes nothing: the folder name is used either way.
         return;
     }
+    // A plugin's skills are namespaced (`plugin:skill`) and loaded by the plugin loader, whose
+    // naming the conformance harness has not recorded: say nothing rather than guess.
+    if crate::check::plugin_of(&cx.skill.path).is_some() {
+        return;
+    }
     if name.nfkc().collect::<String>() != folder.nfkc().collect::<String>() {
         // 2.1.332 shows a clean name beside the folder's; the model still calls the folder.
         let shown = current

@@ -11,11 +11,21 @@ use crate::check::rule::DUPLICATE_NAME;
 /// Flags every skill whose name was already taken by an earlier skill in the set.
 ///
 /// A skill's name is its frontmatter `name` when that is text, otherwise its folder name (which
-/// is what agents fall back to). Names are compared after NFKC, as the name rules compare them.
+/// is what agents fall back to). Names are compared after NFKC, as the name rules compare them,
+/// within one Claude Code plugin, or among the skills outside any plugin: Claude Code names a
+/// plugin's skills `plugin:name`, so two plugins may each have a `setup`.
 pub(crate) fn check_duplicate_names(checked: &mut [Checked]) {
-    let mut first_by_name: HashMap<String, usize> = HashMap::new();
+    let mut first_by_name: HashMap<(Option<std::path::PathBuf>, String), usize> = HashMap::new();
     let mut found = Vec::new();
     for (index, item) in checked.iter().enumerate() {
+        // A SKILL.md without frontmatter is reported as such (SK004); it is no skill to clash
+        // with (build-time fragments are often named SKILL.md).
+        let has_frontmatter = item.skill.reading().is_some_and(|reading| {
+            matches!(reading.split, crate::skill::frontmatter::Split::Found(_))
+        });
+        if !has_frontmatter {
+            continue;
+        }
         let field = item
             .skill
             .reading()
@@ -40,10 +50,11 @@ pub(crate) fn check_duplicate_names(checked: &mut [Checked]) {
             ),
             None => (item.skill.dir_name.nfkc().collect(), None),
         };
-        match first_by_name.get(&name) {
-            Some(&first) => found.push((index, first, name, span)),
+        let key = (crate::check::plugin_of(&item.skill.path), name);
+        match first_by_name.get(&key) {
+            Some(&first) => found.push((index, first, key.1, span)),
             None => {
-                first_by_name.insert(name, index);
+                first_by_name.insert(key, index);
             }
         }
     }
