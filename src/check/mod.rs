@@ -160,6 +160,10 @@ pub(crate) fn plugin_of(skill_file: &std::path::Path) -> Option<std::path::PathB
         if marketplace.is_file() {
             plugins.extend(marketplace_plugins(&marketplace).iter().cloned());
         }
+        // Not past the repository: a manifest above it is someone else's.
+        if folder.join(".git").exists() {
+            break;
+        }
     }
     plugins
         .into_iter()
@@ -247,9 +251,30 @@ fn declared_skills(
 
 /// The local plugins a marketplace file names (`"source": "./plugins/x"`), each with the skill
 /// folders its entry lists.
-fn marketplace_plugins(
-    path: &std::path::Path,
-) -> Vec<(std::path::PathBuf, Vec<std::path::PathBuf>)> {
+fn marketplace_plugins(path: &std::path::Path) -> std::sync::Arc<Vec<Plugin>> {
+    use std::collections::HashMap;
+    use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+    static CACHE: OnceLock<Mutex<HashMap<std::path::PathBuf, Arc<Vec<Plugin>>>>> = OnceLock::new();
+    let cache = CACHE.get_or_init(Mutex::default);
+    if let Some(found) = cache
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .get(path)
+    {
+        return Arc::clone(found);
+    }
+    let found = Arc::new(read_marketplace(path));
+    cache
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .insert(path.to_path_buf(), Arc::clone(&found));
+    found
+}
+
+/// A plugin's folder and the skill folders its manifest or marketplace entry lists.
+type Plugin = (std::path::PathBuf, Vec<std::path::PathBuf>);
+
+fn read_marketplace(path: &std::path::Path) -> Vec<Plugin> {
     let root = path
         .parent()
         .and_then(std::path::Path::parent)

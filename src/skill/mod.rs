@@ -276,6 +276,12 @@ fn parent_dir(path: &Path) -> &Path {
 /// The name of a folder as agents compare it with `name`; `.` and relative paths are resolved
 /// against the current directory.
 pub(crate) fn folder_name(dir: &Path) -> String {
+    // `SKILL.md`'s parent is the empty path: the current folder (`lint` run inside a skill).
+    let dir = if dir.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        dir
+    };
     let named = dir
         .file_name()
         .filter(|name| !name.is_empty())
@@ -352,5 +358,9 @@ mod tests {
             cwd.file_name().unwrap().to_string_lossy()
         );
         assert_eq!(folder_name(Path::new("a/b")), "b");
+        assert_eq!(
+            folder_name(Path::new("")),
+            cwd.file_name().unwrap().to_string_lossy()
+        );
     }
 }

@@ -251,3 +251,45 @@ fn aliases_that_double_at_every_level() {
     };
     assert_linear("doubling merge keys", &merges, 200);
 }
+
+/// The context the precision rules read around a finding (the sentence before a path, the
+/// commands of a shell block, what follows a key header) is bounded, and computed once.
+#[test]
+fn the_context_of_findings_on_one_line() {
+    let broad = |rest: String| format!("{HEAD}allowed-tools: Bash Bash Bash\n---\n{rest}\n");
+    assert_linear(
+        "env after env",
+        &move |n| broad(format!("```bash\n{}x\n```", "env ".repeat(n))),
+        4_000,
+    );
+    assert_linear(
+        "{baseDir} in inline shell",
+        &body(|n| " !`{baseDir}/x`".repeat(n)),
+        1_000,
+    );
+    assert_linear(
+        "private key headers on one line",
+        &body(|n| "-----BEGIN PRIVATE KEY-----".repeat(n)),
+        800,
+    );
+    assert_linear(
+        "missing paths on one line, each in an example",
+        &body(|n| each(n, " ", |i| format!("e.g. references/missing-{i}.md"))),
+        800,
+    );
+    assert_linear(
+        "template paths",
+        &body(|n| each(n, " ", |i| format!("references/{{x}}/{i}/{{y}}.md"))),
+        500,
+    );
+    assert_linear(
+        "here-strings and arithmetic",
+        &move |n| {
+            broad(format!(
+                "```bash\n{}\n```",
+                "echo $((1 << 2)) <<< x\n".repeat(n)
+            ))
+        },
+        1_000,
+    );
+}

@@ -836,3 +836,21 @@ fn published_skill_patterns_near_misses_stay_silent() {
         c.lint(&["real", "loose", "--format", "concise"])
     );
 }
+
+/// Run inside a skill folder, `lint` knows the folder's name (it once called it empty, where
+/// `validate` was right).
+#[test]
+fn lint_inside_a_skill_folder_knows_its_name() {
+    let context = TestContext::new();
+    context.lint_skill_described(
+        "pdf-forms",
+        "Fills PDF forms from a data file. Use when the user asks to fill a form.",
+        "",
+        "Steps.\n",
+    );
+    let mut inside = context.lint(&["--format", "concise"]);
+    inside.current_dir(context.root().join("pdf-forms"));
+    let (code, stdout, stderr) = run(inside);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(!stdout.contains("SK108"), "{stdout}");
+}

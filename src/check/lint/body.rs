@@ -72,16 +72,19 @@ pub(super) fn check(cx: &LintContext<'_>, out: &mut Vec<Diagnostic>) {
 /// for the file, at the first use, with one fix for every use.
 fn legacy_base_dir(cx: &LintContext<'_>, out: &mut Vec<Diagnostic>) {
     let text = cx.text();
-    let mut places: Vec<std::ops::Range<usize>> = shell::inline_commands(cx.body())
-        .into_iter()
-        .map(|inline| cx.body_start + inline.range.start..cx.body_start + inline.range.end)
-        .collect();
+    // In order and apart: `allowed-tools` (in the frontmatter), then the inline commands.
+    let mut places: Vec<std::ops::Range<usize>> = Vec::new();
     if let Some(field) = cx.doc.and_then(|doc| doc.allowed_tools.as_ref()) {
         places.push(field.span.clone());
     }
+    places.extend(
+        shell::inline_commands(cx.body())
+            .into_iter()
+            .map(|inline| cx.body_start + inline.range.start..cx.body_start + inline.range.end),
+    );
     let mut uses: Vec<(std::ops::Range<usize>, &str)> = Vec::new();
     for (at, _) in text.match_indices("{baseDir}") {
-        if !places.iter().any(|place| place.contains(&at)) || talks_about(text, at, false) {
+        if !super::in_ranges(&places, at) || talks_about(text, at, false) {
             continue;
         }
         let (start, written) = if at > 0 && text.as_bytes()[at - 1] == b'$' {

@@ -81,7 +81,6 @@ const INTERPRETERS: &[&str] = &[
     "python3",
     "python2",
     "uv",
-    "run",
     "node",
     "bash",
     "sh",
@@ -101,13 +100,17 @@ const INTERPRETERS: &[&str] = &[
     "npx",
     "source",
     ".",
-    "exec",
     "osascript",
     "rscript",
     "julia",
     "go",
     "java",
     "dotnet",
+];
+
+/// Runners whose `run` runs a script through them (`uv run x.py`, `bun run x.ts`).
+const RUNNERS: &[&str] = &[
+    "uv", "npm", "pnpm", "yarn", "bun", "deno", "go", "cargo", "poetry", "pipenv",
 ];
 
 /// The scripts some text of the skill runs directly (its path starts a command) and none runs
@@ -176,9 +179,18 @@ fn run_directly<'a>(cx: &'a LintContext<'_>) -> BTreeSet<&'a str> {
                         || previous == "then"
                         || previous == "do"
                         || previous == "exec"));
+            // "Run scripts/x.sh" in prose is no interpreter; `uv run scripts/x.py` is.
+            let before_run = before
+                .trim_end_matches(|c: char| !c.is_whitespace())
+                .trim_end()
+                .rsplit(char::is_whitespace)
+                .next()
+                .unwrap_or_default()
+                .to_ascii_lowercase();
             let interpreted = INTERPRETERS
                 .iter()
-                .any(|word| previous == *word || previous.ends_with(&format!("/{word}")));
+                .any(|word| previous == *word || previous.ends_with(&format!("/{word}")))
+                || (previous == "run" && RUNNERS.contains(&before_run.as_str()));
             if interpreted {
                 interpreted_somewhere.insert(file.path.as_str());
             } else if starts_command {
@@ -446,9 +458,9 @@ fn is_placeholder_path(written: &str) -> bool {
 
 /// Whether the sentence around `at`, up to it, introduces an example (`e.g.`, `for example`):
 /// paths there illustrate, they do not refer.
-fn in_example(text: &str, at: usize) -> bool {
+fn in_example(text: &str, at: usize, end: usize) -> bool {
     let before = super::sentence_before(text, at).to_lowercase();
-    let rest = super::line_after(text, at);
+    let rest = super::line_after(text, end);
     let end = rest.find('.').unwrap_or(rest.len());
     let after = rest[..end].to_lowercase();
     ["example", "e.g.", "for instance"]
@@ -475,9 +487,12 @@ fn plugin_context(dir: &std::path::Path) -> String {
 /// Whether `at` is in a fenced block of shell commands (or one with no language).
 fn in_shell_fence(cx: &LintContext<'_>, at: usize) -> bool {
     let text = cx.text();
-    cx.fences
-        .iter()
-        .find(|fence| fence.contains(&at))
+    // The fences are sorted and apart: the one that may hold `at` is found by bisection.
+    let after = cx.fences.partition_point(|fence| fence.start <= at);
+    after
+        .checked_sub(1)
+        .map(|index| &cx.fences[index])
+        .filter(|fence| fence.contains(&at))
         .is_some_and(|fence| {
             let first = text[fence.clone()].lines().next().unwrap_or_default();
             let language = first
@@ -489,20 +504,25 @@ fn in_shell_fence(cx: &LintContext<'_>, at: usize) -> bool {
         })
 }
 
-/// Whether another skill beside this one has the file: the text sends the agent to that skill
-/// ("use the schematics skill: `scripts/generate.py`").
-fn in_sibling_skill(dir: &std::path::Path, written: &str) -> bool {
+/// The folders beside a skill's (other skills), at most [`MAX_SIBLINGS`] of them.
+fn sibling_folders(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
     let Some(parent) = dir.parent() else {
-        return false;
+        return Vec::new();
     };
     let Ok(entries) = fs_err::read_dir(parent) else {
-        return false;
+        return Vec::new();
     };
     entries
         .filter_map(Result::ok)
-        .take(10_000)
-        .any(|entry| entry.path() != dir && entry.path().join(written).is_file())
+        .map(|entry| entry.path())
+        .filter(|path| path != dir)
+        .take(MAX_SIBLINGS)
+        .collect()
 }
+
+/// How many sibling folders, and how many missing paths, the sibling-skill check looks at.
+const MAX_SIBLINGS: usize = 1_000;
+const MAX_SIBLING_CHECKS: usize = 32;
 
 /// Whether the line, before `at`, changes folder (`cd ~/repo && ./scripts/x.sh`): the path is
 /// then somewhere else, not in the skill.
@@ -570,6 +590,8 @@ pub(super) fn check_references(cx: &LintContext<'_>, out: &mut Vec<Diagnostic>) 
     found.sort_by_key(|mention| mention.range.start);
     let mut broken_seen = BTreeSet::new();
     let mut plugin: Option<Option<std::path::PathBuf>> = None;
+    let mut siblings: Option<Vec<std::path::PathBuf>> = None;
+    let mut sibling_checks = 0;
     for mention in &found {
         let exists = match &mention.path {
             Some(path) => cx.bundle.contains(path) || cx.bundle.contains_with_extension(path),
@@ -593,7 +615,7 @@ pub(super) fn check_references(cx: &LintContext<'_>, out: &mut Vec<Diagnostic>) 
         if is_placeholder_path(&mention.written)
             || prose_words
             || (mention.link && !mention.written.contains(['/', '.']))
-            || in_example(text, mention.range.start)
+            || in_example(text, mention.range.start, mention.range.end)
             || after_cd(text, mention.range.start)
         {
             continue;
@@ -601,10 +623,19 @@ pub(super) fn check_references(cx: &LintContext<'_>, out: &mut Vec<Diagnostic>) 
         // `scripts/x` run from the plugin's folder: Claude Code plugins often keep shared
         // scripts there.
         let root = plugin.get_or_insert_with(|| plugin_root(&cx.skill.dir));
+        // Another skill beside this one has the file: the text sends the agent to that skill
+        // ("use the schematics skill: `scripts/generate.py`"). Checked for the first few only.
+        let in_sibling = sibling_checks < MAX_SIBLING_CHECKS && {
+            sibling_checks += 1;
+            siblings
+                .get_or_insert_with(|| sibling_folders(&cx.skill.dir))
+                .iter()
+                .any(|sibling| sibling.join(&mention.written).is_file())
+        };
         if root
             .as_ref()
             .is_some_and(|root| root.join(&mention.written).exists())
-            || in_sibling_skill(&cx.skill.dir, &mention.written)
+            || in_sibling
         {
             continue;
         }
@@ -655,12 +686,18 @@ fn extraneous_documents(cx: &LintContext<'_>, graph: &Graph, out: &mut Vec<Diagn
 /// `unreferenced-file`.
 fn unreferenced_files(cx: &LintContext<'_>, graph: &Graph, out: &mut Vec<Diagnostic>) {
     let files = &cx.bundle.files;
-    // The plugin's own context files (`GEMINI.md` can `@`-import a skill's reference).
-    let mut context: Option<String> = None;
+    // The plugin's own context files (`GEMINI.md` can `@`-import a skill's reference): their
+    // words, read once.
+    let mut context: Option<BTreeSet<String>> = None;
     for at in graph.orphans(|at| tracked(&files[at])) {
         let file = &files[at];
-        let context = context.get_or_insert_with(|| plugin_context(&cx.skill.dir));
-        if context.contains(&file.path) || context.contains(file.file_name()) {
+        let context = context.get_or_insert_with(|| {
+            plugin_context(&cx.skill.dir)
+                .split(|c: char| c.is_whitespace() || "()[]<>`'\"@".contains(c))
+                .map(|word| word.rsplit('/').next().unwrap_or(word).to_owned())
+                .collect()
+        });
+        if context.contains(file.file_name()) {
             continue;
         }
         out.push(
@@ -762,7 +799,7 @@ pub(super) fn check_tables_of_contents(cx: &LintContext<'_>, out: &mut Vec<Diagn
                         format!("`{}` is {size} long, more than one read returns, and does not start with a table of contents", file.path),
                     )
                     .in_file(file.path.clone(), Some(1))
-                    .note(format!("Claude Code's Read tool returns the first {READ_LINES} lines and at most {READ_TOKENS} tokens; the agent sees the top and decides from it what else to read"))
+                    .note(format!("Claude Code's Read tool returns at most the first {READ_LINES} lines, and a file over {READ_TOKENS} tokens only in parts; the agent reads the top first and decides from it what else to read"))
                     .help("add a `## Contents` list of its sections near the top"),
                 );
             }
@@ -883,11 +920,12 @@ pub(super) fn check_placeholders(cx: &LintContext<'_>, out: &mut Vec<Diagnostic>
         };
         let fences = super::fences(content, 0);
         let mut seen = BTreeSet::new();
+        let mut lines = LineCounter::new(content);
         for found in pattern.find_iter(content) {
             if mentions_placeholder(content, found.start(), &fences) {
                 continue;
             }
-            let line = content[..found.start()].matches('\n').count() + 1;
+            let line = lines.line(found.start());
             if seen.insert(line) {
                 out.push(placeholder(found.as_str()).in_file(file.path.clone(), Some(line)));
             }
@@ -948,8 +986,15 @@ fn is_example(text: &str, after: &str) -> bool {
         return true;
     }
     if text.contains("PRIVATE KEY") {
-        // Real keys follow with base64 lines; a placeholder with `...` or nothing.
-        let body: String = after.lines().skip(1).take(2).collect::<Vec<_>>().join("");
+        // Real keys follow with base64 lines; a placeholder with `...` or nothing. `after`
+        // starts past the header; a key in JSON has `\n` for its line breaks.
+        let body: String = after
+            .split(['\n', '\\'])
+            .map(|line| line.strip_prefix('n').unwrap_or(line))
+            .filter(|line| !line.trim().is_empty())
+            .take(2)
+            .collect::<Vec<_>>()
+            .join("");
         let base64 = body
             .chars()
             .filter(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '/' | '='))
@@ -959,11 +1004,50 @@ fn is_example(text: &str, after: &str) -> bool {
     false
 }
 
+/// Up to [`super::CONTEXT_BYTES`] of `text` after `end`: what follows a match is read that far.
+fn window_after(text: &str, end: usize) -> &str {
+    let mut to = (end + super::CONTEXT_BYTES).min(text.len());
+    while !text.is_char_boundary(to) {
+        to -= 1;
+    }
+    &text[end..to]
+}
+
+/// Line numbers of byte offsets met in increasing order, counted as they go: each byte of the
+/// text is looked at once.
+struct LineCounter<'a> {
+    text: &'a str,
+    at: usize,
+    line: usize,
+}
+
+impl<'a> LineCounter<'a> {
+    fn new(text: &'a str) -> Self {
+        Self {
+            text,
+            at: 0,
+            line: 1,
+        }
+    }
+
+    /// The line of `offset`; offsets are met in increasing order.
+    fn line(&mut self, offset: usize) -> usize {
+        let (from, base) = if offset >= self.at {
+            (self.at, self.line)
+        } else {
+            (0, 1)
+        };
+        self.line = base + self.text[from..offset].matches('\n').count();
+        self.at = offset;
+        self.line
+    }
+}
+
 pub(super) fn check_secrets(cx: &LintContext<'_>, out: &mut Vec<Diagnostic>) {
     let pattern = secret_pattern();
     for captures in pattern.captures_iter(cx.text()) {
         let found = captures.get(0).expect("the whole match");
-        if is_example(found.as_str(), &cx.text()[found.start()..]) {
+        if is_example(found.as_str(), window_after(cx.text(), found.end())) {
             continue;
         }
         out.push(
@@ -977,12 +1061,13 @@ pub(super) fn check_secrets(cx: &LintContext<'_>, out: &mut Vec<Diagnostic>) {
     }
     for file in &cx.bundle.files {
         let Some(content) = &file.text else { continue };
+        let mut lines = LineCounter::new(content);
         for captures in pattern.captures_iter(content) {
             let found = captures.get(0).expect("the whole match");
-            if is_example(found.as_str(), &content[found.start()..]) {
+            if is_example(found.as_str(), window_after(content, found.end())) {
                 continue;
             }
-            let line = content[..found.start()].matches('\n').count() + 1;
+            let line = lines.line(found.start());
             out.push(
                 Diagnostic::error(
                     &SECRET_IN_CONTENT,

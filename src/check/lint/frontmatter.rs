@@ -111,6 +111,8 @@ pub(super) fn check(cx: &LintContext<'_>, out: &mut Vec<Diagnostic>) {
         );
     }
     if let Some(field) = &doc.allowed_tools {
+        // Computed once, for the first broad entry: the body is scanned once.
+        let mut narrow: Option<Option<Vec<String>>> = None;
         for (tool, span) in tool_items(cx, field) {
             let bare = tool.split('(').next().unwrap_or(&tool);
             // What Claude Code allows with it (`Bash()` everything, `Bash(*:*)` nothing).
@@ -118,7 +120,10 @@ pub(super) fn check(cx: &LintContext<'_>, out: &mut Vec<Diagnostic>) {
                 || (bare == "Bash" && Permissions::new(&[tool.as_str()]).allows_every_command());
             // Only when the instructions show that a few narrow rules would do: a skill whose
             // job is running many different commands needs `Bash`.
-            let Some(rules) = everything.then(|| narrow_rules(cx)).flatten() else {
+            if !everything {
+                continue;
+            }
+            let Some(rules) = narrow.get_or_insert_with(|| narrow_rules(cx)).clone() else {
                 continue;
             };
             out.push(
@@ -304,12 +309,11 @@ fn disagreement(value: &str) -> Option<String> {
             "YAML 1.1 parsers read `{value}` as a base-60 number; YAML 1.2 parsers as text"
         ));
     }
-    let date = value.len() >= 10
-        && value.as_bytes()[4] == b'-'
-        && value.as_bytes()[7] == b'-'
-        && digits(&value[..4])
-        && digits(&value[5..7])
-        && digits(&value[8..10]);
+    let date = value.get(..4).is_some_and(digits)
+        && value.get(4..5) == Some("-")
+        && value.get(5..7).is_some_and(digits)
+        && value.get(7..8) == Some("-")
+        && value.get(8..10).is_some_and(digits);
     if date {
         return Some(format!(
             "YAML 1.1 parsers read `{value}` as a date, YAML 1.2 parsers as text"
@@ -394,10 +398,14 @@ fn command_rule(segment: &str) -> Rule {
     {
         return Rule::None;
     }
-    // `env X=1 cmd`, `/usr/bin/env bash`: what runs is what follows.
-    if program.rsplit('/').next() == Some("env") {
-        let rest: Vec<&str> = words.collect();
-        return command_rule(&rest.join(" "));
+    // `env X=1 cmd`, `/usr/bin/env bash`: what runs is what follows (options and
+    // assignments skipped, however many `env`s).
+    let mut program = program;
+    while program.rsplit('/').next() == Some("env") {
+        match words.find(|word| !word.starts_with('-') && !word.contains('=')) {
+            Some(next) => program = next,
+            None => return Rule::None,
+        }
     }
     // `/usr/bin/python3` is `python3`.
     let base = program.rsplit('/').next().unwrap_or(program);
@@ -497,9 +505,14 @@ const RUNS_ANYTHING: &[&str] = &[
 /// its script (`python3 scripts/run.py`). `None` when the commands are many, or run arbitrary
 /// code.
 fn narrow_rules(cx: &LintContext<'_>) -> Option<Vec<String>> {
-    const MAX_RULES: usize = 3;
     let mut rules: Vec<String> = Vec::new();
-    let mut lines: Vec<&str> = Vec::new();
+    // Inline shell (`` !`cmd` ``), as Claude Code finds it.
+    let inline: Vec<String> = crate::agent::claude_code::shell::inline_commands(cx.body())
+        .into_iter()
+        .map(|found| found.command)
+        .collect();
+    // Each block's lines: a heredoc or a continued line ends with its block.
+    let mut blocks: Vec<Vec<&str>> = Vec::new();
     // SKILL.md's own blocks: reference documents also show commands the skill's tools run for
     // the user, and on published skills counting them lost more real findings than it saved.
     let text = cx.text();
@@ -513,22 +526,34 @@ fn narrow_rules(cx: &LintContext<'_>) -> Option<Vec<String>> {
         let body = block.lines().skip(1).filter(|line| {
             !line.trim_start().starts_with("```") && !line.trim_start().starts_with("~~~")
         });
-        if ["bash", "sh", "shell", "zsh", "!"].contains(&language.as_str()) {
-            lines.extend(body);
+        if ["", "bash", "sh", "shell", "zsh", "!"].contains(&language.as_str()) {
+            blocks.push(body.collect());
         } else if language == "console" {
             // A terminal session: commands after the prompt, output otherwise.
-            lines.extend(body.filter(|line| line.trim_start().starts_with("$ ")));
+            blocks.push(
+                body.filter(|line| line.trim_start().starts_with("$ "))
+                    .collect(),
+            );
         }
     }
-    for (at, _) in cx.body().match_indices("!`") {
-        let rest = &cx.body()[at + 2..];
-        if let Some(end) = rest.find('`') {
-            lines.push(&rest[..end]);
+    for command in &inline {
+        blocks.push(vec![command.as_str()]);
+    }
+    for block in blocks {
+        if !block_rules(cx, &block, &mut rules) {
+            return None;
         }
     }
+    (!rules.is_empty()).then_some(rules)
+}
+
+/// Adds to `rules` what the commands of one block need; `false` when one cannot be narrowed
+/// or there are too many.
+fn block_rules(cx: &LintContext<'_>, block: &[&str], rules: &mut Vec<String>) -> bool {
+    const MAX_RULES: usize = 3;
     let mut heredoc: Option<String> = None;
     let mut continued = false;
-    for line in lines {
+    for &line in block {
         let line = line.trim();
         // A heredoc's body and a line continued from the one before are not commands.
         if let Some(delimiter) = &heredoc {
@@ -541,7 +566,11 @@ fn narrow_rules(cx: &LintContext<'_>) -> Option<Vec<String>> {
         if was_continued {
             continue;
         }
-        if let Some((_, rest)) = line.split_once("<<") {
+        // `<<<` is a here-string and `$((1 << 2))` arithmetic: neither opens a heredoc.
+        if let Some((_, rest)) = line.split_once("<<")
+            && !rest.starts_with('<')
+            && !line.contains("((")
+        {
             let delimiter = rest
                 .trim_start_matches(['-', '~'])
                 .trim()
@@ -566,7 +595,7 @@ fn narrow_rules(cx: &LintContext<'_>) -> Option<Vec<String>> {
         for segment in segments {
             match command_rule(segment) {
                 Rule::None => {}
-                Rule::Arbitrary => return None,
+                Rule::Arbitrary => return false,
                 // A path to a script this skill does not have: the rule cannot be written.
                 Rule::Narrow(rule)
                     if rule.split_whitespace().any(|word| {
@@ -577,20 +606,20 @@ fn narrow_rules(cx: &LintContext<'_>) -> Option<Vec<String>> {
                         path.starts_with("scripts/") && cx.bundle.get(path).is_none()
                     }) =>
                 {
-                    return None;
+                    return false;
                 }
                 Rule::Narrow(rule) => {
                     if !rules.contains(&rule) {
                         rules.push(rule);
                         if rules.len() > MAX_RULES {
-                            return None;
+                            return false;
                         }
                     }
                 }
             }
         }
     }
-    (!rules.is_empty()).then_some(rules)
+    true
 }
 
 /// The tools of `allowed-tools`, split as Claude Code splits them (on spaces and commas outside

@@ -22,6 +22,8 @@ use super::files::{Mention, mentions};
 
 /// How many template paths of one skill are matched against its files; more are ignored.
 const MAX_TEMPLATES: usize = 256;
+/// A template path longer than this is prose.
+const MAX_TEMPLATE: usize = 256;
 
 /// Extensions of code, whose texts may import another file by its stem.
 const CODE_EXTENSIONS: &[&str] = &[
@@ -184,9 +186,11 @@ impl Graph {
         let mut covered = self.reached.clone();
         let mut out = Vec::new();
         // Tops first; then whatever is left (files that only mention each other in a cycle).
+        // Only a candidate stands for what it leads to: an orphan outside the folders checked
+        // (`docs/x.md`) does not hide the orphans it links.
         let order = (0..self.files)
-            .filter(|&at| !mentioned[at])
-            .chain((0..self.files).filter(|&at| mentioned[at]));
+            .filter(|&at| !mentioned[at] && candidate(at))
+            .chain((0..self.files).filter(|&at| mentioned[at] && candidate(at)));
         for at in order {
             if covered[at] {
                 continue;
@@ -201,9 +205,7 @@ impl Graph {
                     }
                 }
             }
-            if candidate(at) {
-                out.push(at);
-            }
+            out.push(at);
         }
         out.sort_unstable();
         out
@@ -227,16 +229,10 @@ pub(crate) fn needs_no_mention(path: &str) -> bool {
     let folders = lower.split('/').rev().skip(1);
     let stem = name.split('.').next().unwrap_or(name);
     let in_folder = |names: &[&str]| folders.clone().any(|f| names.contains(&f));
-    in_folder(&[
-        "tests",
-        "test",
-        "__tests__",
-        "spec",
-        "specs",
-        "fixtures",
-        "node_modules",
-        "__pycache__",
-    ]) || name.starts_with("test_")
+    // Documents the agent reads: `references/specs/` is no test folder there.
+    let documents = lower.starts_with("references/");
+    in_folder(&["tests", "test", "__tests__", "node_modules", "__pycache__"])
+        || (!documents && in_folder(&["spec", "specs", "fixtures"])) || name.starts_with("test_")
         || name.starts_with('.')
         || ["_test.", ".test.", ".spec.", "_spec."]
             .iter()
@@ -285,16 +281,15 @@ pub(crate) fn needs_no_mention(path: &str) -> bool {
         || matches!(
             stem,
             "changelog"
-                | "changes"
-                | "history"
                 | "license"
                 | "licence"
-                | "notice"
                 | "copying"
                 | "authors"
                 | "contributors"
                 | "readme"
         )
+        // As reference documents, `history.md` or `notice.md` are the agent's reading.
+        || (!documents && matches!(stem, "changes" | "history" | "notice"))
         || [
             "changelog",
             "evolution-log",
@@ -488,6 +483,10 @@ impl Templates {
                 return;
             }
             let written = found.as_str();
+            // Prose, not a path: nor is it compiled into the set.
+            if written.len() > MAX_TEMPLATE {
+                continue;
+            }
             let written = written
                 .strip_prefix("${CLAUDE_SKILL_DIR}/")
                 .or_else(|| written.strip_prefix("{baseDir}/"))

@@ -201,39 +201,41 @@ fn listing_of(item: &Checked) -> Option<std::path::PathBuf> {
 }
 
 /// `listing-over-budget`, for the skills checked under a Claude Code target: once per listing
-/// (a plugin's skills, or the skills outside any plugin), on the first skill it affects.
+/// (a plugin's skills, or a `.claude/skills` folder's), on the first skill it affects. Skills
+/// in no listing are not checked.
 pub(crate) fn listing_budget(checked: &mut [Checked], context_window: usize) {
-    let listings: Vec<Option<std::path::PathBuf>> = checked.iter().map(listing_of).collect();
-    let mut keys: Vec<&Option<std::path::PathBuf>> = listings.iter().collect();
-    keys.sort();
-    keys.dedup();
-    let keys: Vec<Option<std::path::PathBuf>> = keys.into_iter().cloned().collect();
+    // Each listing's members, found in one pass.
+    let mut listings: std::collections::BTreeMap<std::path::PathBuf, Vec<usize>> =
+        std::collections::BTreeMap::new();
+    for (index, item) in checked.iter().enumerate() {
+        if let Some(key) = listing_of(item) {
+            listings.entry(key).or_default().push(index);
+        }
+    }
     for target in [Target::ClaudeCode, Target::ClaudeCode2188] {
         let style = match target.family() {
             Family::ClaudeCode { modern: true } => CapStyle::Current,
             _ => CapStyle::V2188,
         };
-        for key in keys.iter().flatten() {
-            over_budget(checked, &listings, key, target, style, context_window);
+        for (key, members) in &listings {
+            over_budget(checked, members, key, target, style, context_window);
         }
     }
 }
 
 fn over_budget(
     checked: &mut [Checked],
-    listings: &[Option<std::path::PathBuf>],
+    members: &[usize],
     key: &std::path::Path,
     target: Target,
     style: CapStyle,
     context_window: usize,
 ) {
     // Listing order, as Claude Code builds it.
-    let mut members: Vec<(String, usize, Entry)> = checked
+    let mut members: Vec<(String, usize, Entry)> = members
         .iter()
-        .enumerate()
-        .filter(|(index, item)| {
-            item.targets.contains(&target) && listings[*index].as_deref() == Some(key)
-        })
+        .map(|&index| (index, &checked[index]))
+        .filter(|(_, item)| item.targets.contains(&target))
         .filter_map(|(index, item)| {
             let entry = entry(item, style)?;
             Some((item.skill.dir_name.clone(), index, entry))
