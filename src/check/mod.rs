@@ -149,19 +149,20 @@ pub(crate) fn plugin_of(skill_file: &std::path::Path) -> Option<std::path::PathB
     let dir = without_dots(skill_file.parent()?);
     let mut plugins: Vec<(std::path::PathBuf, Vec<std::path::PathBuf>)> = Vec::new();
     for folder in dir.ancestors().skip(1).take(8) {
+        let facts = folder_facts(folder);
         let manifest = folder.join(".claude-plugin/plugin.json");
-        if manifest.is_file() {
+        if facts.claude_plugin {
             let declared = read_json(&manifest)
                 .map(|json| declared_skills(folder, json.get("skills")))
                 .unwrap_or_default();
             plugins.push((folder.to_path_buf(), declared));
         }
-        let marketplace = folder.join(".claude-plugin/marketplace.json");
-        if marketplace.is_file() {
+        if facts.claude_marketplace {
+            let marketplace = folder.join(".claude-plugin/marketplace.json");
             plugins.extend(marketplace_plugins(&marketplace).iter().cloned());
         }
         // Not past the repository: a manifest above it is someone else's.
-        if folder.join(".git").exists() {
+        if facts.repository {
             break;
         }
     }
@@ -182,6 +183,53 @@ pub(crate) fn plugin_of(skill_file: &std::path::Path) -> Option<std::path::PathB
         })
         .map(|(root, _)| root)
         .max_by_key(|root| root.as_os_str().len())
+}
+
+/// What a folder holds that says which agents load the skills below it.
+#[derive(Clone, Copy, Debug, Default)]
+#[expect(
+    clippy::struct_excessive_bools,
+    reason = "five independent facts about one folder, each a file that is there or not"
+)]
+pub(crate) struct FolderFacts {
+    /// `.claude-plugin/plugin.json`: a Claude Code plugin.
+    pub claude_plugin: bool,
+    /// `.claude-plugin/marketplace.json`: a Claude Code plugin marketplace.
+    pub claude_marketplace: bool,
+    /// `.codex-plugin/`: a Codex plugin.
+    pub codex_plugin: bool,
+    /// `gemini-extension.json`: a Gemini CLI extension.
+    pub gemini_extension: bool,
+    /// `.git`: the top of a repository.
+    pub repository: bool,
+}
+
+/// The [`FolderFacts`] of `folder`, looked up once per run: skills share their ancestors, so
+/// ten thousand skills cost their distinct folders' lookups, not ten thousand walks.
+pub(crate) fn folder_facts(folder: &std::path::Path) -> FolderFacts {
+    use std::collections::HashMap;
+    use std::sync::{Mutex, OnceLock, PoisonError};
+    static CACHE: OnceLock<Mutex<HashMap<std::path::PathBuf, FolderFacts>>> = OnceLock::new();
+    let cache = CACHE.get_or_init(Mutex::default);
+    if let Some(facts) = cache
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .get(folder)
+    {
+        return *facts;
+    }
+    let facts = FolderFacts {
+        claude_plugin: folder.join(".claude-plugin/plugin.json").is_file(),
+        claude_marketplace: folder.join(".claude-plugin/marketplace.json").is_file(),
+        codex_plugin: folder.join(".codex-plugin").exists(),
+        gemini_extension: folder.join("gemini-extension.json").is_file(),
+        repository: folder.join(".git").exists(),
+    };
+    cache
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .insert(folder.to_path_buf(), facts);
+    facts
 }
 
 /// `path` without its `.` parts (`./plugins/x` is `plugins/x`), so that paths compare.

@@ -151,7 +151,8 @@ pub(crate) fn default_targets(dir: &Path) -> Vec<Target> {
         absolute = std::env::current_dir().unwrap_or_default().join(dir);
         &absolute
     };
-    for folder in dir.ancestors().take(LOCATION_DEPTH) {
+    // From the folder holding the skill's folder up: a skill folder is no plugin of its own.
+    for folder in dir.ancestors().skip(1).take(LOCATION_DEPTH) {
         let in_claude_skills = folder.file_name().is_some_and(|name| name == "skills")
             && folder
                 .parent()
@@ -162,22 +163,21 @@ pub(crate) fn default_targets(dir: &Path) -> Vec<Target> {
         }
         // The agents whose plugin manifests are here: a plugin for Claude Code and Codex is
         // checked for both.
+        let facts = crate::check::folder_facts(folder);
         let mut found = Vec::new();
-        if folder.join(".claude-plugin/plugin.json").is_file()
-            || folder.join(".claude-plugin/marketplace.json").is_file()
-        {
+        if facts.claude_plugin || facts.claude_marketplace {
             found.push(Target::ClaudeCode);
         }
-        if folder.join(".codex-plugin").exists() {
+        if facts.codex_plugin {
             found.push(Target::Codex);
         }
-        if folder.join("gemini-extension.json").is_file() {
+        if facts.gemini_extension {
             found.push(Target::GeminiCli);
         }
         if !found.is_empty() {
             return found;
         }
-        if folder.join(".git").exists() {
+        if facts.repository {
             break;
         }
     }

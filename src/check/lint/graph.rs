@@ -12,13 +12,19 @@
 //! packaging files, changelogs and licences, other agents' metadata such as Codex's
 //! `agents/openai.yaml`) are starts too: what they mention is not orphaned.
 
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::VecDeque;
 use std::sync::OnceLock;
 
 use regex::{Regex, RegexSet, RegexSetBuilder};
 
 use super::Bundle;
 use super::files::{Mention, mentions};
+
+/// Hash maps keyed by a skill's own names and words: foldhash, several times faster than the
+/// standard hasher for short keys; nothing here needs its resistance to chosen keys,
+/// since every lookup is of a word of the skill itself and the maps are per skill.
+type HashMap<K, V> = std::collections::HashMap<K, V, foldhash::fast::FixedState>;
+type HashSet<K> = std::collections::HashSet<K, foldhash::fast::FixedState>;
 
 /// How many template paths of one skill are matched against its files; more are ignored.
 const MAX_TEMPLATES: usize = 256;
@@ -317,6 +323,8 @@ struct Nodes<'a> {
     folders: HashMap<&'a str, usize>,
     folder_names: HashMap<&'a str, Vec<usize>>,
     names: HashMap<&'a str, usize>,
+    /// Whether some file's name has no `.` (`Makefile`): only then are plain words looked up.
+    dotless_names: bool,
     stems: HashMap<&'a str, usize>,
     /// Files by their path without its extension (`scripts/check` for `scripts/check.py`).
     extensionless: HashMap<&'a str, usize>,
@@ -330,11 +338,12 @@ impl<'a> Nodes<'a> {
         let mut nodes = Self {
             bundle,
             first,
-            folders: HashMap::new(),
-            folder_names: HashMap::new(),
-            names: HashMap::new(),
-            stems: HashMap::new(),
-            extensionless: HashMap::new(),
+            folders: HashMap::default(),
+            folder_names: HashMap::default(),
+            names: HashMap::default(),
+            dotless_names: false,
+            stems: HashMap::default(),
+            extensionless: HashMap::default(),
             edges: Vec::new(),
         };
         for (index, file) in bundle.files.iter().enumerate() {
@@ -356,6 +365,7 @@ impl<'a> Nodes<'a> {
                 nodes.extensionless.entry(without).or_insert(index);
             }
             let name = file.file_name();
+            nodes.dotless_names |= !name.contains('.');
             let node = nodes.node_for(name, true);
             nodes.edges[node - first].push(index);
             if is_code(name)
@@ -419,13 +429,15 @@ impl<'a> Nodes<'a> {
                 out.push(node);
             }
         }
-        let mut seen: HashSet<&str> = HashSet::new();
+        let mut seen: HashSet<&str> = HashSet::default();
         for word in words(text) {
             if !seen.insert(word) {
                 continue;
             }
             let name = word.rsplit('/').next().unwrap_or(word);
-            if let Some(&node) = self.names.get(name) {
+            if (self.dotless_names || name.contains('.'))
+                && let Some(&node) = self.names.get(name)
+            {
                 out.push(node);
             }
             if name.len() >= 4
@@ -478,6 +490,14 @@ struct Templates {
 
 impl Templates {
     fn collect(&mut self, text: &str, base: &str, owner: usize) {
+        // A template path has a placeholder beside a `/`: most texts have none, and skip the
+        // scan.
+        if !["/{", "}/", "/<", ">/", "/*", "*/", "/$"]
+            .iter()
+            .any(|pair| text.contains(pair))
+        {
+            return;
+        }
         for found in template_pattern().find_iter(text) {
             if self.patterns.len() >= MAX_TEMPLATES {
                 return;
