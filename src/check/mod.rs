@@ -207,29 +207,39 @@ pub(crate) struct FolderFacts {
 /// The [`FolderFacts`] of `folder`, looked up once per run: skills share their ancestors, so
 /// ten thousand skills cost their distinct folders' lookups, not ten thousand walks.
 pub(crate) fn folder_facts(folder: &std::path::Path) -> FolderFacts {
-    use std::collections::HashMap;
-    use std::sync::{Mutex, OnceLock, PoisonError};
-    static CACHE: OnceLock<Mutex<HashMap<std::path::PathBuf, FolderFacts>>> = OnceLock::new();
-    let cache = CACHE.get_or_init(Mutex::default);
-    if let Some(facts) = cache
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner)
-        .get(folder)
-    {
-        return *facts;
-    }
-    let facts = FolderFacts {
+    static CACHE: PathCache<FolderFacts> = std::sync::OnceLock::new();
+    cached(&CACHE, folder, || FolderFacts {
         claude_plugin: folder.join(".claude-plugin/plugin.json").is_file(),
         claude_marketplace: folder.join(".claude-plugin/marketplace.json").is_file(),
         codex_plugin: folder.join(".codex-plugin").exists(),
         gemini_extension: folder.join("gemini-extension.json").is_file(),
         repository: folder.join(".git").exists(),
-    };
+    })
+}
+
+/// A cache for the whole run, keyed by path: the plugin and marketplace facts every skill
+/// below a folder shares.
+type PathCache<T> =
+    std::sync::OnceLock<std::sync::Mutex<std::collections::HashMap<std::path::PathBuf, T>>>;
+
+/// `cache`'s value for `key`, computed by `compute` the first time (outside the lock: two
+/// threads may both compute it, and either result is the same).
+fn cached<T: Clone>(cache: &PathCache<T>, key: &std::path::Path, compute: impl FnOnce() -> T) -> T {
+    use std::sync::PoisonError;
+    let cache = cache.get_or_init(std::sync::Mutex::default);
+    if let Some(found) = cache
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .get(key)
+    {
+        return found.clone();
+    }
+    let value = compute();
     cache
         .lock()
         .unwrap_or_else(PoisonError::into_inner)
-        .insert(folder.to_path_buf(), facts);
-    facts
+        .insert(key.to_path_buf(), value.clone());
+    value
 }
 
 /// `path` without its `.` parts (`./plugins/x` is `plugins/x`), so that paths compare.
@@ -241,27 +251,13 @@ fn without_dots(path: &std::path::Path) -> std::path::PathBuf {
 
 /// A JSON file of at most 8 MiB, read and parsed once per run.
 fn read_json(path: &std::path::Path) -> Option<std::sync::Arc<serde_json::Value>> {
-    use std::collections::HashMap;
-    use std::sync::{Arc, Mutex, OnceLock, PoisonError};
-    type Cache = Mutex<HashMap<std::path::PathBuf, Option<Arc<serde_json::Value>>>>;
-    static CACHE: OnceLock<Cache> = OnceLock::new();
-    let cache = CACHE.get_or_init(Mutex::default);
-    if let Some(found) = cache
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner)
-        .get(path)
-    {
-        return found.clone();
-    }
-    let value = crate::fsx::read_capped(path, 8 * 1024 * 1024)
-        .ok()
-        .and_then(|bytes| serde_json::from_slice::<serde_json::Value>(&bytes).ok())
-        .map(Arc::new);
-    cache
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner)
-        .insert(path.to_path_buf(), value.clone());
-    value
+    static CACHE: PathCache<Option<std::sync::Arc<serde_json::Value>>> = std::sync::OnceLock::new();
+    cached(&CACHE, path, || {
+        crate::fsx::read_capped(path, 8 * 1024 * 1024)
+            .ok()
+            .and_then(|bytes| serde_json::from_slice::<serde_json::Value>(&bytes).ok())
+            .map(std::sync::Arc::new)
+    })
 }
 
 /// A folder inside `root` that `relative` names, or `None` when it would leave `root`: nothing
@@ -300,23 +296,8 @@ fn declared_skills(
 /// The local plugins a marketplace file names (`"source": "./plugins/x"`), each with the skill
 /// folders its entry lists.
 fn marketplace_plugins(path: &std::path::Path) -> std::sync::Arc<Vec<Plugin>> {
-    use std::collections::HashMap;
-    use std::sync::{Arc, Mutex, OnceLock, PoisonError};
-    static CACHE: OnceLock<Mutex<HashMap<std::path::PathBuf, Arc<Vec<Plugin>>>>> = OnceLock::new();
-    let cache = CACHE.get_or_init(Mutex::default);
-    if let Some(found) = cache
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner)
-        .get(path)
-    {
-        return Arc::clone(found);
-    }
-    let found = Arc::new(read_marketplace(path));
-    cache
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner)
-        .insert(path.to_path_buf(), Arc::clone(&found));
-    found
+    static CACHE: PathCache<std::sync::Arc<Vec<Plugin>>> = std::sync::OnceLock::new();
+    cached(&CACHE, path, || std::sync::Arc::new(read_marketplace(path)))
 }
 
 /// A plugin's folder and the skill folders its manifest or marketplace entry lists.

@@ -494,12 +494,7 @@ fn in_shell_fence(cx: &LintContext<'_>, at: usize) -> bool {
         .map(|index| &cx.fences[index])
         .filter(|fence| fence.contains(&at))
         .is_some_and(|fence| {
-            let first = text[fence.clone()].lines().next().unwrap_or_default();
-            let language = first
-                .trim()
-                .trim_start_matches(['`', '~'])
-                .trim()
-                .to_ascii_lowercase();
+            let language = super::fence_language(&text[fence.clone()]);
             ["", "bash", "sh", "shell", "zsh", "console"].contains(&language.as_str())
         })
 }
@@ -535,7 +530,7 @@ fn after_cd(text: &str, at: usize) -> bool {
 }
 
 /// The Claude Code plugin folder around a skill: the folder holding the `skills/` folder the
-/// skill is in, or the nearest folder above it, at most four up, that holds `.claude-plugin/`.
+/// skill is in, or the plugin that loads it from elsewhere ([`crate::check::plugin_of`]).
 fn plugin_root(dir: &std::path::Path) -> Option<std::path::PathBuf> {
     let parent = dir.parent()?;
     if parent.file_name().is_some_and(|name| name == "skills")
@@ -543,11 +538,7 @@ fn plugin_root(dir: &std::path::Path) -> Option<std::path::PathBuf> {
     {
         return Some(root.to_path_buf());
     }
-    dir.ancestors()
-        .skip(1)
-        .take(4)
-        .find(|folder| folder.join(".claude-plugin").is_dir())
-        .map(std::path::Path::to_path_buf)
+    crate::check::plugin_of(&dir.join("SKILL.md"))
 }
 
 /// A list of documents rather than a document: named like one, or mostly links.
@@ -1004,15 +995,6 @@ fn is_example(text: &str, after: &str) -> bool {
     false
 }
 
-/// Up to [`super::CONTEXT_BYTES`] of `text` after `end`: what follows a match is read that far.
-fn window_after(text: &str, end: usize) -> &str {
-    let mut to = (end + super::CONTEXT_BYTES).min(text.len());
-    while !text.is_char_boundary(to) {
-        to -= 1;
-    }
-    &text[end..to]
-}
-
 /// Line numbers of byte offsets met in increasing order, counted as they go: each byte of the
 /// text is looked at once.
 struct LineCounter<'a> {
@@ -1047,7 +1029,7 @@ pub(super) fn check_secrets(cx: &LintContext<'_>, out: &mut Vec<Diagnostic>) {
     let pattern = secret_pattern();
     for captures in pattern.captures_iter(cx.text()) {
         let found = captures.get(0).expect("the whole match");
-        if is_example(found.as_str(), window_after(cx.text(), found.end())) {
+        if is_example(found.as_str(), super::window_after(cx.text(), found.end())) {
             continue;
         }
         out.push(
@@ -1064,7 +1046,7 @@ pub(super) fn check_secrets(cx: &LintContext<'_>, out: &mut Vec<Diagnostic>) {
         let mut lines = LineCounter::new(content);
         for captures in pattern.captures_iter(content) {
             let found = captures.get(0).expect("the whole match");
-            if is_example(found.as_str(), window_after(content, found.end())) {
+            if is_example(found.as_str(), super::window_after(content, found.end())) {
                 continue;
             }
             let line = lines.line(found.start());

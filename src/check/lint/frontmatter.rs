@@ -518,11 +518,7 @@ fn narrow_rules(cx: &LintContext<'_>) -> Option<Vec<String>> {
     let text = cx.text();
     for fence in &cx.fences {
         let block = &text[fence.clone()];
-        let language = block.lines().next().unwrap_or_default();
-        let language = language
-            .trim_start_matches(['`', '~', ' '])
-            .trim()
-            .to_ascii_lowercase();
+        let language = super::fence_language(block);
         let body = block.lines().skip(1).filter(|line| {
             !line.trim_start().starts_with("```") && !line.trim_start().starts_with("~~~")
         });

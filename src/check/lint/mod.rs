@@ -350,12 +350,29 @@ pub(crate) fn line_before(text: &str, at: usize) -> &str {
 
 /// The text after `end` on its line, at most [`CONTEXT_BYTES`] of it.
 pub(crate) fn line_after(text: &str, end: usize) -> &str {
+    let window = window_after(text, end);
+    window.find('\n').map_or(window, |found| &window[..found])
+}
+
+/// Up to [`CONTEXT_BYTES`] of `text` after `end`.
+pub(crate) fn window_after(text: &str, end: usize) -> &str {
     let mut to = (end + CONTEXT_BYTES).min(text.len());
     while !text.is_char_boundary(to) {
         to -= 1;
     }
-    let window = &text[end..to];
-    window.find('\n').map_or(window, |found| &window[..found])
+    &text[end..to]
+}
+
+/// The language of a fenced block (its opening line, without the fence): `bash`, or empty.
+pub(crate) fn fence_language(block: &str) -> String {
+    block
+        .lines()
+        .next()
+        .unwrap_or_default()
+        .trim()
+        .trim_start_matches(['`', '~'])
+        .trim()
+        .to_ascii_lowercase()
 }
 
 /// The sentence `at` is in, up to `at`: from the last line break, `;` or `. ` before it (and
