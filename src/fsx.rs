@@ -233,3 +233,54 @@ pub(crate) fn create_private_dir_all(path: &Path) -> io::Result<()> {
         )
     })
 }
+
+/// A size as people read it: `896 bytes`, `1.5 KiB`, `12.3 MiB`, `1.2 GiB`.
+pub fn size(bytes: u64) -> String {
+    const UNITS: [&str; 3] = ["KiB", "MiB", "GiB"];
+    if bytes < 1024 {
+        return format!("{bytes} {}", if bytes == 1 { "byte" } else { "bytes" });
+    }
+    #[expect(clippy::cast_precision_loss, reason = "one decimal is shown")]
+    let mut value = bytes as f64 / 1024.0;
+    let mut unit = 0;
+    while value >= 1024.0 && unit + 1 < UNITS.len() {
+        value /= 1024.0;
+        unit += 1;
+    }
+    format!("{value:.1} {}", UNITS[unit])
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn sizes_read_as_people_write_them() {
+        let shown: Vec<String> = [
+            0,
+            1,
+            896,
+            1023,
+            1024,
+            1536,
+            10 * 1024 * 1024 + 300 * 1024,
+            3 << 30,
+            5 << 40,
+        ]
+        .into_iter()
+        .map(super::size)
+        .collect();
+        assert_eq!(
+            shown,
+            [
+                "0 bytes",
+                "1 byte",
+                "896 bytes",
+                "1023 bytes",
+                "1.0 KiB",
+                "1.5 KiB",
+                "10.3 MiB",
+                "3.0 GiB",
+                "5120.0 GiB"
+            ]
+        );
+    }
+}

@@ -165,6 +165,33 @@ impl ErrorKind {
     }
 }
 
+/// Whether the error is a closed pipe on output (`skillpkg … | head`): not worth a word.
+pub fn is_broken_pipe(error: &anyhow::Error) -> bool {
+    error.chain().any(|cause| {
+        cause
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}
+
+/// Prints `error` as `error: …` with the hints a [`UserError`] or [`Refusal`] carries.
+pub fn report_error(error: &anyhow::Error, printer: Printer) -> std::io::Result<()> {
+    use std::io::Write as _;
+    let hints: Vec<&str> = error
+        .downcast_ref::<UserError>()
+        .map(|user| &user.hints)
+        .or_else(|| {
+            error
+                .downcast_ref::<Refusal>()
+                .map(|refusal| &refusal.hints)
+        })
+        .map(|hints| hints.iter().map(String::as_str).collect())
+        .unwrap_or_default();
+    let mut err = printer.stderr();
+    crate::output::print_error(&mut err, &format!("{error:#}"), &hints)?;
+    err.flush()
+}
+
 /// Runs the command line.
 pub fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
     let printer = Printer::new(cli.color);

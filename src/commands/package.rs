@@ -32,13 +32,19 @@ use crate::skill::Skill;
     reason = "`--help` text, where backticks would show"
 )]
 pub struct PackageArgs {
-    /// The skill folder (or its SKILL.md) [default: .]
+    /// Skill folders (or their SKILL.md files) [default: .]
     #[arg(value_name = "PATH")]
-    pub path: Option<PathBuf>,
+    pub paths: Vec<PathBuf>,
 
-    /// Where to write the archive [default: dist/<name>-<version>.skill, or dist/<name>.skill]
-    #[arg(long, short = 'o', value_name = "FILE")]
+    /// Where to write the archive, when packing one skill
+    #[arg(long, short = 'o', value_name = "FILE", conflicts_with = "out_dir")]
     pub output: Option<PathBuf>,
+
+    /// The folder to write archives into, each named <name>-<version>.skill (or <name>.skill)
+    /// [default: dist/ in the project root: the nearest folder above the skill with a
+    /// skillpkg.toml, else the repository root, else the folder holding the skill]
+    #[arg(long, value_name = "DIR")]
+    pub out_dir: Option<PathBuf>,
 
     /// Print what would be packed, and write nothing
     #[arg(long)]
@@ -90,11 +96,44 @@ pub struct UnpackArgs {
 )]
 pub fn run(args: PackageArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
-    let (dir, skill, targets) = locate(&args, &cwd)?;
+    let paths = super::common::paths_or_here(&args.paths);
+    if args.output.is_some() && paths.len() > 1 {
+        return Err(UserError {
+            message: format!(
+                "--output names one archive, but {} skills were given",
+                paths.len()
+            ),
+            hints: vec!["pass --out-dir for several skills, or package them one at a time".into()],
+        }
+        .into());
+    }
+    if paths.len() == 1 {
+        return pack_one(&args, &paths[0], &cwd, printer).map(|()| ExitStatus::Success);
+    }
+    // Several skills: each is packed or refused on its own, and the worst outcome decides.
+    let mut status = ExitStatus::Success;
+    for path in &paths {
+        if let Err(error) = pack_one(&args, path, &cwd, printer) {
+            if super::is_broken_pipe(&error) {
+                return Err(error);
+            }
+            super::report_error(&error, printer)?;
+            let failed = super::ErrorKind::of(&error).exit_status();
+            if failed.code() > status.code() {
+                status = failed;
+            }
+        }
+    }
+    Ok(status)
+}
+
+/// Validates, selects and writes (or, with --list, lists) the skill at `path`.
+fn pack_one(args: &PackageArgs, path: &Path, cwd: &Path, printer: Printer) -> anyhow::Result<()> {
+    let (dir, skill, targets) = locate(Some(path), &args.targets.given(), cwd)?;
 
     // 1. Validate: a skill that does not load is never packed.
     let validated = build::validate(skill, &targets)
-        .map_err(|error| refused(error, &cwd, printer, "package"))?;
+        .map_err(|error| refused(error, cwd, printer, "package"))?;
     let name = &validated.name;
 
     // 2. Select the files, never the archive itself.
@@ -103,14 +142,17 @@ pub fn run(args: PackageArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
             Some(version) => format!("{name}-{version}.skill"),
             None => format!("{name}.skill"),
         };
-        PathBuf::from("dist").join(file)
+        let folder = args
+            .out_dir
+            .clone()
+            .unwrap_or_else(|| relative_to(&project_root(&dir, cwd).join("dist"), cwd));
+        folder.join(file)
     });
     let selection = build::select(&dir, Some(&output), &targets, args.max_size)
-        .map_err(|error| refused(error, &cwd, printer, "package"))?;
+        .map_err(|error| refused(error, cwd, printer, "package"))?;
     let (files, total) = (&selection.files, selection.total);
     if args.list {
-        print_list(files, total, printer)?;
-        return Ok(ExitStatus::Success);
+        return print_list(name, files, total, printer);
     }
 
     // 3. Write it: a temporary file beside the output, renamed into place.
@@ -119,7 +161,7 @@ pub fn run(args: PackageArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
         Layout::Flat => String::new(),
     };
     let summary = write_with_progress(&output, &prefix, &selection)
-        .map_err(|error| refused(error, &cwd, printer, "package"))?;
+        .map_err(|error| refused(error, cwd, printer, "package"))?;
 
     let mut out = printer.stdout();
     writeln!(out, "{}", output.display())?;
@@ -128,30 +170,95 @@ pub fn run(args: PackageArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
     let green = anstyle::AnsiColor::Green.on_default().bold();
     writeln!(
         err,
-        "{green}Packed{green:#} `{name}`: {} {}, {} bytes ({} unpacked)\n  sha256 {}\n  content {}",
+        "{green}Packed{green:#} `{name}`: {} {}, {} ({} unpacked)\n  sha256 {}\n  content {}",
         files.len(),
         output::plural(files.len(), "file", "files"),
-        summary.bytes,
-        total,
+        crate::fsx::size(summary.bytes),
+        crate::fsx::size(total),
         summary.sha256,
         summary.content_digest
     )?;
     err.flush()?;
-    Ok(ExitStatus::Success)
+    Ok(())
 }
 
-/// The skill folder, its SKILL.md read, and its targets (the command line's, else
-/// skillpkg.toml's, else the default).
+/// The project a skill in `dir` belongs to, whose `dist/` archives go into by default: the
+/// nearest folder above the skill with a `skillpkg.toml`, else the repository root, else the
+/// folder holding the skill. Never the skill folder itself, nor a folder inside it: a skill
+/// that is a repository of its own has its archives written beside it.
+fn project_root(dir: &Path, cwd: &Path) -> PathBuf {
+    let skill = fs_err::canonicalize(dir).unwrap_or_else(|_| cwd.join(dir));
+    let parent = skill.parent().unwrap_or(&skill).to_path_buf();
+    if skill.join(".git").exists() {
+        return parent;
+    }
+    skill
+        .ancestors()
+        .skip(1)
+        .find(|folder| {
+            folder.join(crate::check::config::FILE_NAME).is_file() || folder.join(".git").exists()
+        })
+        .map_or(parent, Path::to_path_buf)
+}
+
+/// `path` as seen from `base` when both are absolute: `dist`, `../../dist`. A path that shares
+/// nothing with `base` is kept absolute.
+fn relative_to(path: &Path, base: &Path) -> PathBuf {
+    let base = fs_err::canonicalize(base).unwrap_or_else(|_| base.to_path_buf());
+    let mut common = 0;
+    for (a, b) in path.components().zip(base.components()) {
+        if a != b {
+            break;
+        }
+        common += 1;
+    }
+    // Only the root in common: an absolute path reads better than a climb to `/`.
+    if common <= 1 {
+        return path.to_path_buf();
+    }
+    let mut relative = PathBuf::new();
+    for _ in base.components().skip(common) {
+        relative.push("..");
+    }
+    for part in path.components().skip(common) {
+        relative.push(part);
+    }
+    if relative.as_os_str().is_empty() {
+        relative.push(".");
+    }
+    relative
+}
+
+/// The skill folder, its SKILL.md read, and its targets (`cli` when it names any, else
+/// skillpkg.toml's, else the default). `path` is the folder or its SKILL.md (`.` when `None`).
 pub(crate) fn locate(
-    args: &PackageArgs,
+    path: Option<&Path>,
+    cli: &[Target],
     cwd: &Path,
 ) -> anyhow::Result<(PathBuf, Skill, Vec<Target>)> {
-    let path = args.path.clone().unwrap_or_else(|| PathBuf::from("."));
+    let path = path.unwrap_or(Path::new("."));
+    if !path.exists() {
+        return Err(UserError {
+            message: format!("`{}` does not exist", path.display()),
+            hints: vec!["pass a skill's folder (the folder that holds its SKILL.md)".into()],
+        }
+        .into());
+    }
     let dir = if path.is_file() {
+        if !path
+            .file_name()
+            .is_some_and(|name| name.eq_ignore_ascii_case("SKILL.md"))
+        {
+            return Err(UserError {
+                message: format!("`{}` is not a SKILL.md", path.display()),
+                hints: vec!["pass the skill's folder, or its SKILL.md".into()],
+            }
+            .into());
+        }
         path.parent()
             .map_or_else(|| PathBuf::from("."), Path::to_path_buf)
     } else {
-        path.clone()
+        path.to_path_buf()
     };
     let dir = if dir.as_os_str().is_empty() {
         PathBuf::from(".")
@@ -164,14 +271,16 @@ pub(crate) fn locate(
         .find(|candidate| candidate.is_file());
     let Some(skill_file) = skill_file else {
         return Err(UserError {
-            message: format!("`{}` has no SKILL.md", dir.display()),
-            hints: vec!["pass the skill's folder".into()],
+            message: format!(
+                "`{}` has no SKILL.md, so it is not a skill folder",
+                dir.display()
+            ),
+            hints: vec!["pass the skill's folder; `skillpkg init NAME` creates one".into()],
         }
         .into());
     };
     let skill = Skill::load(&skill_file)
         .with_context(|| format!("cannot read {}", skill_file.display()))?;
-    let cli = args.targets.given();
     let config = if cli.is_empty() {
         ConfigFinder::new(cwd.to_path_buf())
             .for_dir(&dir)
@@ -182,12 +291,12 @@ pub(crate) fn locate(
     } else {
         None
     };
-    let targets = common::targets_for(&cli, config.as_deref(), &dir);
+    let targets = common::targets_for(cli, config.as_deref(), &dir);
 
     Ok((dir, skill, targets))
 }
 
-fn print_list(files: &[PackFile], total: u64, printer: Printer) -> anyhow::Result<()> {
+fn print_list(name: &str, files: &[PackFile], total: u64, printer: Printer) -> anyhow::Result<()> {
     let mut out = printer.stdout();
     let width = files
         .iter()
@@ -202,9 +311,10 @@ fn print_list(files: &[PackFile], total: u64, printer: Printer) -> anyhow::Resul
     let mut err = printer.stderr();
     writeln!(
         err,
-        "{} {}, {total} bytes",
+        "`{name}`: {} {}, {}",
         files.len(),
-        if files.len() == 1 { "file" } else { "files" }
+        output::plural(files.len(), "file", "files"),
+        crate::fsx::size(total)
     )?;
     err.flush()?;
     Ok(())

@@ -123,10 +123,12 @@ pub enum ExtractError {
     BadFolder(String),
     #[error("the archive has no SKILL.md {0}")]
     NoSkill(String),
-    #[error("the archive expands to more than {0} bytes; refusing it (a zip bomb?)")]
+    #[error("the archive expands to more than {}; refusing it (a zip bomb?)", crate::fsx::size(*.0))]
     TooBig(u64),
     #[error(
-        "the archive is {archive} bytes but expands to {expanded}, more than {ratio} times its size; refusing it (a zip bomb?)"
+        "the archive is {} but expands to {}, more than {ratio} times its size; refusing it (a zip bomb?)",
+        crate::fsx::size(*.archive),
+        crate::fsx::size(*.expanded)
     )]
     Ratio {
         expanded: u64,

@@ -55,7 +55,7 @@ pub enum SelectError {
     NoSkillFile(String),
     #[error("the skill has more than {0} files; unpack refuses archives that large")]
     TooMany(usize),
-    #[error("the skill is {0} bytes; unpack refuses archives that expand past {1} bytes")]
+    #[error("the skill is {}; unpack refuses archives that expand past {}", crate::fsx::size(*.0), crate::fsx::size(*.1))]
     TooBig(u64, u64),
 }
 

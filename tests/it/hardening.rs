@@ -333,16 +333,16 @@ fn package_never_packs_its_own_output() {
         ["s/SKILL.md", "s/scripts/run.py"]
     );
     fs_err::remove_dir_all(context.root().join("s/scripts")).unwrap();
-    // From inside the skill, the default dist/ lands there too; it is never packed.
+    // From inside the skill, the default dist/ is outside it: the folder holding the skill,
+    // when there is neither a skillpkg.toml nor a repository above it.
     for _ in 0..2 {
         let mut command = context.command(&["package"]);
         command.current_dir(context.root().join("s"));
         let (code, stdout, stderr) = run(command);
         assert_eq!(code, 0, "{stderr}");
-        assert_eq!(
-            entries(&context.root().join("s").join(stdout.trim())),
-            ["s/SKILL.md"]
-        );
+        assert_eq!(stdout.trim(), "../dist/s.skill");
+        assert_eq!(entries(&context.root().join("dist/s.skill")), ["s/SKILL.md"]);
+        assert!(!context.root().join("s/dist").exists());
     }
 }
 

@@ -4,7 +4,7 @@ use std::io::{IsTerminal as _, Write};
 use std::path::PathBuf;
 
 use super::{RegistryFlag, client_error, required_token};
-use crate::commands::package::{self, Layout, PackageArgs};
+use crate::commands::package;
 use crate::commands::{ExitStatus, Refusal, UserError};
 use crate::output::{Printer, plural};
 use crate::pack::build;
@@ -37,15 +37,7 @@ pub struct PublishArgs {
 )]
 pub fn publish(args: PublishArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
     let cwd = std::env::current_dir()?;
-    let package_args = PackageArgs {
-        path: args.path.clone(),
-        output: None,
-        list: false,
-        targets: crate::commands::common::TargetArgs::default(),
-        layout: Layout::Folder,
-        max_size: crate::agent::claude_ai::MAX_UPLOAD_BYTES,
-    };
-    let (dir, skill, targets) = package::locate(&package_args, &cwd)?;
+    let (dir, skill, targets) = package::locate(args.path.as_deref(), &[], &cwd)?;
     let refused = |error| package::refused(error, &cwd, printer, "publish");
     let validated = build::validate(skill, &targets).map_err(refused)?;
     let name = validated.name.clone();
@@ -88,10 +80,10 @@ pub fn publish(args: PublishArgs, printer: Printer) -> anyhow::Result<ExitStatus
     let mut err = printer.stderr();
     writeln!(
         err,
-        "Packed `{name}` {version}: {} {}, {} bytes, sha256 {}",
+        "Packed `{name}` {version}: {} {}, {}, sha256 {}",
         files.len(),
         plural(files.len(), "file", "files"),
-        summary.bytes,
+        crate::fsx::size(summary.bytes),
         summary.sha256
     )?;
     err.flush()?;
