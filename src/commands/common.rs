@@ -26,6 +26,11 @@ pub struct CheckArgs {
     /// Output format: human (stderr), concise, json, github or sarif (stdout)
     #[arg(long, value_enum, default_value_t, value_name = "FORMAT")]
     pub format: Format,
+
+    /// Check skills `skillpkg install` put here too (they are skipped, like vendored code,
+    /// unless named on the command line)
+    #[arg(long)]
+    pub include_installed: bool,
 }
 
 /// `--target`, for every command that checks skills for agents.
@@ -95,6 +100,37 @@ pub(crate) fn without_fragments(paths: &[PathBuf], mut skills: Vec<PathBuf>) -> 
         paths.iter().any(|named| named == skill) || !crate::skill::discover::is_fragment(skill)
     });
     skills
+}
+
+/// Leaves out the skills `skillpkg install` wrote (their folder holds its marker, and
+/// skills.lock records them): they are someone else's code, which `install --locked` replaces,
+/// so they are neither the author's to fix nor a duplicate of the author's own. A skill named
+/// on the command line, by its folder or its SKILL.md, is always kept. Returns how many were
+/// left out.
+pub(crate) fn without_installed(paths: &[PathBuf], skills: &mut Vec<PathBuf>) -> usize {
+    let before = skills.len();
+    skills.retain(|skill| {
+        let folder = skill.parent().unwrap_or(Path::new("."));
+        paths.iter().any(|named| named == skill || named == folder)
+            || !folder.join(crate::registry::lockfile::MARKER).is_file()
+    });
+    before - skills.len()
+}
+
+/// Says on stderr that `skipped` installed skills were left out, and how to check them.
+pub(crate) fn note_installed(skipped: usize, printer: Printer) -> io::Result<()> {
+    if skipped == 0 {
+        return Ok(());
+    }
+    let mut err = printer.stderr();
+    writeln!(
+        err,
+        "note: skipped {skipped} installed {} (folders `skillpkg install` manages); pass \
+         --include-installed to check {}",
+        crate::output::plural(skipped, "skill", "skills"),
+        crate::output::plural(skipped, "it", "them"),
+    )?;
+    err.flush()
 }
 
 /// The error for paths that hold no skill.

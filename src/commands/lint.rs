@@ -95,6 +95,8 @@ fn context_window(args: &LintArgs) -> usize {
 struct Plan {
     jobs: Vec<Job>,
     walk_errors: Vec<discover::DiscoverError>,
+    /// Installed skills left out.
+    installed: usize,
 }
 
 #[expect(
@@ -154,6 +156,7 @@ pub fn run(args: LintArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
     if let FixMode::Diff { .. } = mode {
         print_diffs(&outcomes, fixed, fixed_files, printer)?;
         report_errors(printer, &plan.walk_errors, &errors)?;
+        common::note_installed(plan.installed, printer)?;
         return Ok(if failed_io {
             ExitStatus::Error
         } else if fixed > 0 && !args.exit_zero {
@@ -193,6 +196,7 @@ pub fn run(args: LintArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
         err.flush()?;
     }
     report_errors(printer, &plan.walk_errors, &errors)?;
+    common::note_installed(plan.installed, printer)?;
     if failed_io {
         return Ok(ExitStatus::Error);
     }
@@ -236,8 +240,17 @@ fn plan(
         })
         .collect();
     let found = discover::walk_with_files(&roots, threads);
-    let skills = common::without_fragments(&roots, common::each_once(&roots, found.skills));
+    let mut skills = common::without_fragments(&roots, common::each_once(&roots, found.skills));
+    let installed = if args.check.include_installed {
+        0
+    } else {
+        common::without_installed(&paths, &mut skills)
+    };
     if skills.is_empty() && found.errors.is_empty() {
+        if installed > 0 {
+            common::note_installed(installed, printer)?;
+            return Ok(Err(ExitStatus::Success));
+        }
         return Err(common::no_skills(&paths).into());
     }
     let files = files_per_skill(&skills, found.files);
@@ -269,6 +282,7 @@ fn plan(
     Ok(Ok(Plan {
         jobs,
         walk_errors: found.errors,
+        installed,
     }))
 }
 

@@ -175,9 +175,28 @@ pub enum PreviewFormat {
 pub fn run(args: PreviewArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
     let paths = common::paths_or_here(&args.paths);
-    let mut all = paths.clone();
-    all.extend(args.user.iter().cloned());
-    if common::path_problems(&all, printer)? {
+    if common::path_problems(&paths, printer)? {
+        return Ok(ExitStatus::Error);
+    }
+    // A user folder that does not exist is normal (no user skills yet): the agent lists none
+    // from it, and so does preview.
+    let mut args = args;
+    let (user, missing): (Vec<PathBuf>, Vec<PathBuf>) = std::mem::take(&mut args.user)
+        .into_iter()
+        .partition(|dir| dir.exists());
+    args.user = user;
+    if !missing.is_empty() {
+        let mut err = printer.stderr();
+        for dir in &missing {
+            writeln!(
+                err,
+                "note: `{}` does not exist: no user skills from it",
+                dir.display()
+            )?;
+        }
+        err.flush()?;
+    }
+    if common::path_problems(&args.user, printer)? {
         return Ok(ExitStatus::Error);
     }
     if let Some(home) = &args.home
@@ -225,6 +244,10 @@ pub fn run(args: PreviewArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
             &args, &skills, name, &model, version, &cwd, overrides, printer,
         );
     }
+    if skills.is_empty() && args.format == PreviewFormat::Text {
+        nothing_to_preview(&paths, printer)?;
+        return Ok(ExitStatus::Success);
+    }
     let Some(options) = options else {
         let index = agents::index(args.target, &skills);
         print_agent_index(&args, &index, printer)?;
@@ -233,6 +256,22 @@ pub fn run(args: PreviewArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
     let index = claude_code::index(&skills, &options);
     print_claude_index(&args, &index, &options, printer)?;
     Ok(ExitStatus::Success)
+}
+
+/// Says on stderr that the agent would list no skill from `paths`.
+pub(super) fn nothing_to_preview(paths: &[PathBuf], printer: Printer) -> std::io::Result<()> {
+    let shown: Vec<String> = paths
+        .iter()
+        .map(|path| format!("`{}`", path.display()))
+        .collect();
+    let mut err = printer.stderr();
+    writeln!(
+        err,
+        "note: no skills found in {}: nothing to preview (a skill is a folder holding a \
+         SKILL.md; `skillpkg init NAME` creates one)",
+        shown.join(", ")
+    )?;
+    err.flush()
 }
 
 /// Where Claude Code's skills come from: a skills or commands folder read as the agent reads

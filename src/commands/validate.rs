@@ -46,8 +46,17 @@ pub fn run(args: ValidateArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
     let threads = std::thread::available_parallelism().map_or(2, usize::from);
 
     let found = discover::walk(&paths, threads);
-    let skills = common::without_fragments(&paths, common::each_once(&paths, found.skills));
+    let mut skills = common::without_fragments(&paths, common::each_once(&paths, found.skills));
+    let installed = if args.check.include_installed {
+        0
+    } else {
+        common::without_installed(&paths, &mut skills)
+    };
     if skills.is_empty() && found.errors.is_empty() {
+        if installed > 0 {
+            common::note_installed(installed, printer)?;
+            return Ok(ExitStatus::Success);
+        }
         return Err(common::no_skills(&paths).into());
     }
 
@@ -80,6 +89,7 @@ pub fn run(args: ValidateArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
         kind: crate::check::rule::Kind::Validate,
     };
     output::print(args.check.format, &report, printer)?;
+    common::note_installed(installed, printer)?;
 
     if !found.errors.is_empty() || !read_errors.is_empty() {
         let mut err = printer.stderr();

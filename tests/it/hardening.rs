@@ -341,7 +341,10 @@ fn package_never_packs_its_own_output() {
         let (code, stdout, stderr) = run(command);
         assert_eq!(code, 0, "{stderr}");
         assert_eq!(stdout.trim(), "../dist/s.skill");
-        assert_eq!(entries(&context.root().join("dist/s.skill")), ["s/SKILL.md"]);
+        assert_eq!(
+            entries(&context.root().join("dist/s.skill")),
+            ["s/SKILL.md"]
+        );
         assert!(!context.root().join("s/dist").exists());
     }
 }

@@ -409,3 +409,75 @@ fn a_symlinked_folder_cannot_carry_an_install_outside_the_project() {
         "nothing was written through the links"
     );
 }
+
+/// Installed skills are someone else's code, like vendored code: `validate` and `lint` skip them
+/// (no duplicate-name error against the author's own copy, no `--fix` rewriting them) unless
+/// asked with --include-installed or named; `preview` keeps them, since the agent lists them.
+#[test]
+fn installed_skills_are_skipped_unless_asked_for() {
+    let context = TestContext::new();
+    let registry = Registry::start(&context.root().join("data"), &[]);
+    let alice = registry.token("alice");
+    // A backslash path, which `lint --fix` would rewrite.
+    let body = "Run scripts\\run.sh to start.";
+    publish(&context, &registry, &alice, "notes", "1.0.0", body);
+    fs_err::create_dir_all(context.root().join("project")).unwrap();
+    let (code, _, stderr) = in_project(&context, &registry.url, &["install", "notes"]);
+    assert_eq!(code, 0, "{stderr}");
+    let installed = context.root().join("project/.claude/skills/notes/SKILL.md");
+    let as_installed = fs_err::read_to_string(&installed).unwrap();
+    // The author's own copy of the same skill, in the same project.
+    let own = fs_err::read_to_string(context.root().join("work/notes/SKILL.md")).unwrap();
+    context.write("project/skills/notes/SKILL.md", &own);
+    context.write(
+        "project/skills/notes/scripts/run.sh",
+        "#!/bin/sh\necho hi\n",
+    );
+
+    let (code, _, stderr) = in_project(&context, &registry.url, &["validate"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stderr.contains("note: skipped 1 installed skill (folders `skillpkg install` manages); pass --include-installed to check it"),
+        "{stderr}"
+    );
+    let (code, _, stderr) = in_project(
+        &context,
+        &registry.url,
+        &["validate", "--include-installed"],
+    );
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stderr.contains("SK601"), "{stderr}");
+    // Named on the command line, it is checked.
+    let (code, _, stderr) = in_project(&context, &registry.url, &["lint", ".claude/skills/notes"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.contains("SK307"), "{stderr}");
+
+    let (code, _, stderr) = in_project(&context, &registry.url, &["lint", "--fix"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.contains("Fixed 1 problem in 1 file."), "{stderr}");
+    assert_eq!(fs_err::read_to_string(&installed).unwrap(), as_installed);
+    assert!(
+        fs_err::read_to_string(context.root().join("project/skills/notes/SKILL.md"))
+            .unwrap()
+            .contains("scripts/run.sh")
+    );
+    let (code, stdout, stderr) = in_project(
+        &context,
+        &registry.url,
+        &["lint", "--diff", "--include-installed"],
+    );
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stdout.contains(".claude/skills/notes/SKILL.md"), "{stdout}");
+
+    // The agent lists installed skills, so preview shows them.
+    let (code, stdout, stderr) = in_project(
+        &context,
+        &registry.url,
+        &["preview", "--target", "claude-code", ".claude/skills"],
+    );
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stdout.contains("notes: Registry fixture notes."),
+        "{stdout}"
+    );
+}

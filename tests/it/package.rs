@@ -428,7 +428,9 @@ fn unpack_never_overwrites_without_force() {
 fn archives_go_to_the_project_dist_folder() {
     let context = TestContext::new();
     let body = |name: &str| {
-        format!("---\nname: {name}\ndescription: A skill for the output folder tests. Use when a test packs it.\n---\nBody.\n")
+        format!(
+            "---\nname: {name}\ndescription: A skill for the output folder tests. Use when a test packs it.\n---\nBody.\n"
+        )
     };
     context.write("repo/.git/HEAD", "ref: refs/heads/main\n");
     context.write("repo/skills/one/SKILL.md", &body("one"));
@@ -443,11 +445,19 @@ fn archives_go_to_the_project_dist_folder() {
     };
     // The repository root, seen from inside the skill.
     let (code, stdout, stderr) = inside("repo/skills/one", &["package"]);
-    assert_eq!((code, stdout.trim()), (0, "../../dist/one.skill"), "{stderr}");
+    assert_eq!(
+        (code, stdout.trim()),
+        (0, "../../dist/one.skill"),
+        "{stderr}"
+    );
     assert!(context.root().join("repo/dist/one.skill").is_file());
     // The nearest skillpkg.toml wins over the repository root.
     let (code, stdout, stderr) = inside("repo", &["package", "tools/skills/two"]);
-    assert_eq!((code, stdout.trim()), (0, "tools/dist/two.skill"), "{stderr}");
+    assert_eq!(
+        (code, stdout.trim()),
+        (0, "tools/dist/two.skill"),
+        "{stderr}"
+    );
     // A skill that is a repository of its own: beside it.
     let (code, stdout, stderr) = inside("solo", &["package", "."]);
     assert_eq!((code, stdout.trim()), (0, "../dist/solo.skill"), "{stderr}");
@@ -463,22 +473,36 @@ fn several_skills_in_one_run() {
     let context = TestContext::new();
     skill(&context, "packer");
     context.write("plain/SKILL.md", "---\nname: plain\ndescription: A plain skill for the package tests. Use when a test packs it.\n---\nBody.\n");
-    context.write("broken/SKILL.md", "---\nname: Broken!\ndescription: x\n---\n");
+    context.write(
+        "broken/SKILL.md",
+        "---\nname: Broken!\ndescription: x\n---\n",
+    );
     let (code, stdout, stderr) = package(&context, &["packer", "plain", "--out-dir", "out"]);
     assert_eq!(code, 0, "{stderr}");
     assert_eq!(stdout, "out/packer-1.2.0.skill\nout/plain.skill\n");
     // One refused: the others are still packed, and the exit status says something failed.
-    let (code, stdout, stderr) =
-        package(&context, &["broken", "plain", "nowhere", "--out-dir", "again"]);
+    let (code, stdout, stderr) = package(
+        &context,
+        &["broken", "plain", "nowhere", "--out-dir", "again"],
+    );
     assert_eq!(code, 2, "{stderr}");
     assert_eq!(stdout, "again/plain.skill\n");
-    assert!(stderr.contains("the skill has errors; nothing was packed"), "{stderr}");
-    assert!(stderr.contains("error: `nowhere` does not exist"), "{stderr}");
+    assert!(
+        stderr.contains("the skill has errors; nothing was packed"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("error: `nowhere` does not exist"),
+        "{stderr}"
+    );
     assert!(!context.root().join("again/broken.skill").exists());
     // --output names one archive.
     let (code, _, stderr) = package(&context, &["packer", "plain", "-o", "x.skill"]);
     assert_eq!(code, 2);
-    assert!(stderr.contains("--output names one archive, but 2 skills were given"), "{stderr}");
+    assert!(
+        stderr.contains("--output names one archive, but 2 skills were given"),
+        "{stderr}"
+    );
 }
 
 /// A path that is not a skill says what it is, for `package` and `publish` alike.
@@ -493,14 +517,23 @@ fn paths_that_are_not_skills() {
         }
         let (code, _, stderr) = run(context.command(&args));
         assert_eq!(code, 2, "{stderr}");
-        assert!(stderr.contains("error: `missing` does not exist"), "{stderr}");
+        assert!(
+            stderr.contains("error: `missing` does not exist"),
+            "{stderr}"
+        );
         args[1] = "empty";
         let (code, _, stderr) = run(context.command(&args));
         assert_eq!(code, 2, "{stderr}");
-        assert!(stderr.contains("`empty` has no SKILL.md, so it is not a skill folder"), "{stderr}");
+        assert!(
+            stderr.contains("`empty` has no SKILL.md, so it is not a skill folder"),
+            "{stderr}"
+        );
         args[1] = "empty/notes.txt";
         let (code, _, stderr) = run(context.command(&args));
         assert_eq!(code, 2, "{stderr}");
-        assert!(stderr.contains("`empty/notes.txt` is not a SKILL.md"), "{stderr}");
+        assert!(
+            stderr.contains("`empty/notes.txt` is not a SKILL.md"),
+            "{stderr}"
+        );
     }
 }

@@ -590,3 +590,83 @@ fn help_explains_the_command() {
         context.command(&["preview", "--help"])
     );
 }
+
+/// A user folder that does not exist yet is normal: a note, and the project's listing. A folder
+/// with no skills says there is nothing to preview, for every agent.
+#[test]
+fn missing_user_folders_and_empty_projects() {
+    let context = TestContext::new();
+    context.write(
+        "project/skills/notes/SKILL.md",
+        "---\nname: notes\ndescription: Takes notes. Use when the user asks for notes.\n---\nBody.\n",
+    );
+    fs_err::create_dir_all(context.root().join("empty")).unwrap();
+    let (code, stdout, stderr) = run(context.command(&[
+        "preview",
+        "--user",
+        "no-such-home/.claude/skills",
+        "project",
+    ]));
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("- notes: Takes notes."), "{stdout}");
+    assert!(
+        stderr.starts_with(
+            "note: `no-such-home/.claude/skills` does not exist: no user skills from it\n"
+        ),
+        "{stderr}"
+    );
+    for target in ["claude-code", "agentskills", "codex", "gemini-cli"] {
+        let (code, stdout, stderr) =
+            run(context.command(&["preview", "--target", target, "empty"]));
+        assert_eq!((code, stdout.as_str()), (0, ""), "{target}: {stderr}");
+        assert!(
+            stderr.starts_with("note: no skills found in `empty`: nothing to preview"),
+            "{target}: {stderr}"
+        );
+    }
+}
+
+/// Which skill of a name Claude Code keeps, and the reason the other is left out.
+#[test]
+fn a_name_clash_says_which_one_wins() {
+    let context = TestContext::new();
+    let skill = |dir: &str, text: &str| {
+        context.write(
+            &format!("{dir}/SKILL.md"),
+            &format!("---\ndescription: {text} Use when a test needs it.\n---\nBody.\n"),
+        );
+    };
+    skill("home/.claude/skills/notes", "User notes.");
+    skill("repo/.claude/skills/notes", "Project notes.");
+    skill("repo/.claude/skills/deploy", "Top deploy.");
+    skill("repo/app/.claude/skills/deploy", "Nearer deploy.");
+    context.write("repo/.git/HEAD", "ref: refs/heads/main\n");
+    context.write("repo/app/.claude/commands/deploy.md", "Deploy command.\n");
+    let (code, stdout, stderr) =
+        run(context.command(&["preview", "--home", "home", "--format", "json", "repo/app"]));
+    assert_eq!(code, 0, "{stderr}");
+    let json: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let left_out: Vec<(String, String)> =
+        serde_json::from_value(json["report"]["left_out"].clone()).unwrap();
+    let text = json["messages"][0]["content"][0]["text"].as_str().unwrap();
+    assert!(text.contains("- notes: User notes."), "{text}");
+    assert!(text.contains("- deploy: Nearer deploy."), "{text}");
+    assert_eq!(
+        left_out,
+        [
+            (
+                "deploy".into(),
+                "a skill of the same name in a nearer project folder wins".into()
+            ),
+            (
+                "notes".into(),
+                "a user-level skill of the same name wins".into()
+            ),
+            (
+                "deploy".into(),
+                "a skill of the same name wins over a legacy command".into()
+            ),
+        ],
+        "{left_out:?}"
+    );
+}

@@ -195,17 +195,15 @@ fn listed(
         // 2.1.88: the order the folders were read in.
         Version::V2188 => order.sort_by_key(|skill| skill.scope),
     }
-    let mut seen = std::collections::HashSet::new();
+    let mut seen: std::collections::HashMap<&str, &SkillView> = std::collections::HashMap::new();
     let mut lines: Vec<Line> = Vec::new();
     for skill in order {
         let name = &skill.dir_name;
-        if !seen.insert(name.clone()) {
-            left_out.push((
-                name.clone(),
-                "one of the same name listed before it wins (user before project, nearer folders first, skills before legacy commands)".into(),
-            ));
+        if let Some(winner) = seen.get(name.as_str()) {
+            left_out.push((name.clone(), shadowed_by(winner, skill).into()));
             continue;
         }
+        seen.insert(name, skill);
         let claude = &skill.claude;
         if options.version == Version::Current && !names::is_accepted_folder(name) {
             left_out.push((
@@ -436,4 +434,20 @@ fn truncate_width(text: &str, columns: usize) -> String {
     }
     out.push('…');
     out
+}
+
+/// Why `loser` is left out for `winner`, a skill or command of the same name listed before it.
+fn shadowed_by(winner: &SkillView, loser: &SkillView) -> &'static str {
+    match (winner.scope, loser.scope, winner.command, loser.command) {
+        (Scope::User, Scope::Project, false, _) => "a user-level skill of the same name wins",
+        (Scope::User, Scope::Project, true, _) => {
+            "a user-level legacy command of the same name wins"
+        }
+        (_, _, false, true) => "a skill of the same name wins over a legacy command",
+        (_, _, true, true) => "a legacy command of the same name in a nearer folder wins",
+        _ if winner.group < loser.group => {
+            "a skill of the same name in a nearer project folder wins"
+        }
+        _ => "a skill of the same name listed before it wins",
+    }
 }
