@@ -523,7 +523,10 @@ fn print_created(
         )?;
     }
     let steps = [
-        ("validate", "check that it loads in your agents"),
+        (
+            "lint",
+            "check that it loads in your agents and will work well",
+        ),
         ("preview", "see what the model sees"),
         ("package", "build a .skill archive to share"),
     ]

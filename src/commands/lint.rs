@@ -110,11 +110,6 @@ pub fn run(args: LintArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
         Ok(plan) => plan,
         Err(status) => return Ok(status),
     };
-    let cli = CliRules {
-        select: args.select.clone(),
-        extend_select: args.extend_select.clone(),
-        ignore: args.ignore.clone(),
-    };
     let mode = match (args.fix, args.diff) {
         (true, _) => FixMode::Write {
             unsafe_fixes: args.unsafe_fixes,
@@ -124,26 +119,7 @@ pub fn run(args: LintArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
         },
         _ => FixMode::Off,
     };
-    let jobs = &plan.jobs;
-    let keep_bodies = jobs
-        .iter()
-        .any(|(_, _, targets, _)| targets.iter().any(|t| t.is_claude_code()));
-    let results = parallel::map_in_order(jobs, threads, |(path, files, targets, config)| {
-        let settings = Settings {
-            cli: &cli,
-            config: config.clone(),
-        };
-        engine::lint_file(path, files, targets, &settings, mode, &cwd, keep_bodies)
-    });
-    let mut outcomes = Vec::with_capacity(results.len());
-    let mut errors = Vec::new();
-    for result in results {
-        match result {
-            Ok(outcome) => outcomes.push(outcome),
-            Err(error) => errors.push(error),
-        }
-    }
-    engine::across_skills(&mut outcomes, jobs, &cli, context_window(&args), &cwd);
+    let (outcomes, errors) = lint_jobs(&args, &plan.jobs, mode, &cwd, threads);
 
     let fixed: usize = outcomes.iter().map(|o| o.fixed).sum();
     let exhausted: Vec<PathBuf> = outcomes
@@ -207,6 +183,85 @@ pub fn run(args: LintArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
     } else {
         ExitStatus::Success
     })
+}
+
+/// Lints every job (fixing as `mode` says), then the rules across skills: the outcomes, and
+/// the errors of the skills that could not be read.
+fn lint_jobs(
+    args: &LintArgs,
+    jobs: &[Job],
+    mode: FixMode,
+    cwd: &Path,
+    threads: usize,
+) -> (Vec<Outcome>, Vec<anyhow::Error>) {
+    let cli = CliRules {
+        select: args.select.clone(),
+        extend_select: args.extend_select.clone(),
+        ignore: args.ignore.clone(),
+    };
+    let keep_bodies = jobs
+        .iter()
+        .any(|(_, _, targets, _)| targets.iter().any(|t| t.is_claude_code()));
+    let results = parallel::map_in_order(jobs, threads, |(path, files, targets, config)| {
+        let settings = Settings {
+            cli: &cli,
+            config: config.clone(),
+        };
+        engine::lint_file(path, files, targets, &settings, mode, cwd, keep_bodies)
+    });
+    let mut outcomes = Vec::with_capacity(results.len());
+    let mut errors = Vec::new();
+    for result in results {
+        match result {
+            Ok(outcome) => outcomes.push(outcome),
+            Err(error) => errors.push(error),
+        }
+    }
+    engine::across_skills(&mut outcomes, jobs, &cli, context_window(args), cwd);
+    (outcomes, errors)
+}
+
+/// Lints the skill in `dir` as `skillpkg lint DIR` would (its skillpkg.toml's rules and
+/// targets, or `targets` when given), for `publish`: what it found, nothing printed.
+pub(crate) fn lint_one(
+    dir: &Path,
+    targets: &[crate::agent::Target],
+    cwd: &Path,
+    printer: Printer,
+) -> anyhow::Result<Checked> {
+    let args = LintArgs {
+        check: CheckArgs {
+            paths: vec![dir.to_path_buf()],
+            targets: common::TargetArgs {
+                targets: targets.to_vec(),
+            },
+            format: Format::Human,
+            include_installed: true,
+        },
+        select: Vec::new(),
+        extend_select: Vec::new(),
+        ignore: Vec::new(),
+        fix: false,
+        unsafe_fixes: false,
+        diff: false,
+        statistics: false,
+        exit_zero: false,
+        deny_warnings: false,
+        context_window: None,
+    };
+    let plan = match plan(&args, printer, cwd, 1)? {
+        Ok(plan) => plan,
+        Err(_) => anyhow::bail!("cannot lint {}", dir.display()),
+    };
+    let (outcomes, mut errors) = lint_jobs(&args, &plan.jobs, FixMode::Off, cwd, 1);
+    if let Some(error) = errors.pop() {
+        return Err(error);
+    }
+    outcomes
+        .into_iter()
+        .map(|outcome| outcome.checked)
+        .find(|checked| checked.skill.path.parent() == Some(dir))
+        .ok_or_else(|| anyhow::anyhow!("cannot lint {}: no SKILL.md found", dir.display()))
 }
 
 /// Finds the skills, their files, targets and configuration; `Err` is the exit status when

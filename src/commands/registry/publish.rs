@@ -27,6 +27,10 @@ pub struct PublishArgs {
     /// Do everything except the upload
     #[arg(long)]
     pub dry_run: bool,
+    /// Publish even when `skillpkg lint` reports errors or placeholder text (TODO:, lorem
+    /// ipsum…); the skill must still be valid
+    #[arg(long)]
+    pub no_lint: bool,
     #[command(flatten)]
     pub registry: RegistryFlag,
 }
@@ -41,6 +45,9 @@ pub fn publish(args: PublishArgs, printer: Printer) -> anyhow::Result<ExitStatus
     let refused = |error| package::refused(error, &cwd, printer, "publish");
     let validated = build::validate(skill, &targets).map_err(refused)?;
     let name = validated.name.clone();
+    if !args.no_lint {
+        lint_gate(&dir, &targets, &cwd, printer)?;
+    }
     let version = args
         .version
         .clone()
@@ -112,6 +119,50 @@ pub fn publish(args: PublishArgs, printer: Printer) -> anyhow::Result<ExitStatus
         bar.finish_and_clear();
     }
     report_publish(&name, &version, result, printer)
+}
+
+/// Refuses a skill that `skillpkg lint` finds errors or placeholder text in, after printing
+/// those findings: a published skill is installed by people who cannot fix it.
+fn lint_gate(
+    dir: &std::path::Path,
+    targets: &[crate::agent::Target],
+    cwd: &std::path::Path,
+    printer: Printer,
+) -> anyhow::Result<()> {
+    use crate::check::rule::Severity;
+    let mut checked = crate::commands::lint::lint_one(dir, targets, cwd, printer)?;
+    let blocking = |diagnostic: &crate::check::diagnostic::Diagnostic| {
+        diagnostic.severity == Severity::Error
+            || diagnostic.rule.code == crate::check::rule::PLACEHOLDER_TEXT.code
+    };
+    let warnings = checked.diagnostics.iter().filter(|d| !blocking(d)).count();
+    checked.diagnostics.retain(blocking);
+    if checked.diagnostics.is_empty() {
+        if warnings > 0 {
+            let mut err = printer.stderr();
+            writeln!(
+                err,
+                "note: `skillpkg lint` reports {warnings} {} (not blocking)",
+                plural(warnings, "warning", "warnings")
+            )?;
+            err.flush()?;
+        }
+        return Ok(());
+    }
+    let report = crate::output::Report {
+        checked: std::slice::from_ref(&checked),
+        root: crate::output::repo_root(cwd),
+        kind: crate::check::rule::Kind::Lint,
+    };
+    crate::output::print(crate::output::Format::Human, &report, printer)?;
+    Err(Refusal::new(
+        "`skillpkg lint` reports errors or placeholder text; nothing was published",
+        &[
+            "fix them (`skillpkg lint --fix` fixes some), then publish again",
+            "or pass --no-lint to publish it as it is",
+        ],
+    )
+    .into())
 }
 
 /// A byte progress bar for the upload, on a terminal outside CI.

@@ -774,3 +774,55 @@ fn a_credentials_file_that_cannot_be_read_is_reported_not_taken_for_no_token() {
         "{stderr}"
     );
 }
+
+/// `publish` refuses what `lint` reports as an error or as template text (a description still
+/// starting `TODO:`), unless --no-lint; warnings do not block.
+#[test]
+fn publish_refuses_lint_errors_and_placeholders() {
+    let context = TestContext::new();
+    let registry = Registry::start(&context.root().join("data"), &[]);
+    let alice = registry.token("alice");
+    let (code, _, stderr) = run(context.command(&["init", "draft"]));
+    assert_eq!(code, 0, "{stderr}");
+    let publish = |extra: &[&str]| {
+        let mut args = vec!["publish", "draft", "--version", "1.0.0"];
+        args.extend_from_slice(extra);
+        cli(&context, &registry, Some(&alice), &args)
+    };
+    let (code, stdout, stderr) = publish(&[]);
+    assert_eq!((code, stdout.as_str()), (1, ""), "{stderr}");
+    assert!(
+        stderr.contains("warning[SK209]: `TODO:` looks like text left from a template"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(
+            "error: `skillpkg lint` reports errors or placeholder text; nothing was published"
+        ),
+        "{stderr}"
+    );
+    let (code, _, stderr) = cli(&context, &registry, None, &["info", "draft"]);
+    assert_eq!(code, 1, "nothing was published: {stderr}");
+    // Finished: published, with the lint warning that remains noted.
+    let skill_md = context.root().join("draft/SKILL.md");
+    let text = fs_err::read_to_string(&skill_md).unwrap();
+    let finished = text
+        .lines()
+        .filter(|line| !line.contains("TODO"))
+        .collect::<Vec<_>>()
+        .join("\n")
+        .replace("name: draft\n", "name: draft\ndescription: Drafts release notes from merged pull requests. Use when the user asks for release notes.\n");
+    fs_err::write(&skill_md, format!("{finished}\n")).unwrap();
+    let (code, _, stderr) = publish(&[]);
+    assert_eq!(code, 0, "{stderr}");
+    // --no-lint publishes a draft as it is.
+    fs_err::write(&skill_md, text.replace("name: draft", "name: draft2")).unwrap();
+    fs_err::rename(context.root().join("draft"), context.root().join("draft2")).unwrap();
+    let (code, _, stderr) = cli(
+        &context,
+        &registry,
+        Some(&alice),
+        &["publish", "draft2", "--version", "1.0.0", "--no-lint"],
+    );
+    assert_eq!(code, 0, "{stderr}");
+}
