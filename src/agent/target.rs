@@ -102,6 +102,18 @@ impl Target {
     }
 
     /// The name of the client in prose ("Claude Code 2.1.88", "claude.ai").
+    /// Whether the agent shows the model `${CLAUDE_SKILL_DIR}` as written: only Claude Code
+    /// substitutes it (docs/research/rendering-and-marketplaces.md §A3); Codex and
+    /// Gemini CLI leave it (tests/fixtures/conformance), as do the agents that follow the spec
+    /// without Claude Code's extensions. The spec itself and claude.ai, whose runtime nobody has
+    /// captured, are not counted.
+    pub fn leaves_claude_skill_dir(self) -> bool {
+        matches!(
+            self,
+            Self::Codex | Self::GeminiCli | Self::OpenCode | Self::Copilot | Self::Goose
+        )
+    }
+
     pub fn display(self) -> &'static str {
         match self {
             Self::AgentSkills => "the Agent Skills spec",

@@ -268,8 +268,34 @@ fn write_general_fixtures(context: &TestContext) {
         "passes/sk312-shebang/scripts/helpers.py",
         "def main():\n    print(1)\n",
     );
+    // `${CLAUDE_SKILL_DIR}` in a skill for Codex (its skillpkg.toml says so), and in one for the
+    // spec, which names no agent.
+    c.lint_skill(
+        "fires/sk313-codex",
+        "",
+        "Run `python3 ${CLAUDE_SKILL_DIR}/scripts/run.py`.\n",
+    );
+    c.write("fires/sk313-codex/scripts/run.py", "print('hi')\n");
+    c.write("fires/sk313-codex/skillpkg.toml", "targets = [\"codex\"]\n");
+    c.lint_skill(
+        "passes/sk313-spec",
+        "",
+        "Run `python3 ${CLAUDE_SKILL_DIR}/scripts/run.py`.\n",
+    );
+    c.write("passes/sk313-spec/scripts/run.py", "print('hi')\n");
+    // Executable, so meant to be run directly, though it reads like a module (no `__main__`).
+    c.lint_skill(
+        "fires/sk312-executable",
+        "",
+        "```bash\nscripts/tool.py --help\n```\n",
+    );
+    c.write(
+        "fires/sk312-executable/scripts/tool.py",
+        "import sys\nprint(sys.argv)\n",
+    );
     #[cfg(unix)]
     {
+        c.chmod("fires/sk312-executable/scripts/tool.py", 0o755);
         c.chmod("fires/sk311-mode/scripts/run.sh", 0o644);
         c.chmod("passes/sk311-mode/scripts/run.sh", 0o755);
         c.chmod("fires/sk312-shebang/scripts/run.sh", 0o755);
@@ -853,4 +879,74 @@ fn lint_inside_a_skill_folder_knows_its_name() {
     let (code, stdout, stderr) = run(inside);
     assert_eq!(code, 0, "{stdout}{stderr}");
     assert!(!stdout.contains("SK108"), "{stdout}");
+}
+
+/// `${CLAUDE_SKILL_DIR}` is Claude Code's alone: reported for targets that show it as written,
+/// with an unsafe fix to a path relative to the skill folder (none for a bare use), and never in
+/// `allowed-tools` or in a sentence that warns against it.
+#[test]
+fn claude_only_variable_for_agents_that_leave_it_as_written() {
+    let c = TestContext::new();
+    c.lint_skill(
+        "runner",
+        "allowed-tools: Bash(python3 ${CLAUDE_SKILL_DIR}/scripts/run.py:*)\n",
+        "Run `python3 ${CLAUDE_SKILL_DIR}/scripts/run.py`, then read ${CLAUDE_SKILL_DIR}/references/guide.md.\n\nDo not hard-code ${CLAUDE_SKILL_DIR} in other tools.\n",
+    );
+    c.write("runner/scripts/run.py", "print('hi')\n");
+    c.write("runner/references/guide.md", "# Guide\n");
+    c.lint_skill("mover", "", "Start with `cd ${CLAUDE_SKILL_DIR}`.\n");
+    let lint = |args: &[&str]| {
+        let mut all = vec!["lint", "--format", "concise", "--select", "SK313"];
+        all.extend_from_slice(args);
+        run(c.command(&all))
+    };
+    for target in ["claude-code", "agentskills", "claude-ai"] {
+        let (code, stdout, stderr) = lint(&["--target", target, "runner", "mover"]);
+        assert_eq!((code, stdout.as_str()), (0, ""), "{target}: {stderr}");
+    }
+    let (_, stdout, _) = lint(&[
+        "-t",
+        "codex",
+        "-t",
+        "gemini-cli",
+        "-t",
+        "claude-code",
+        "runner",
+        "mover",
+    ]);
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(
+        lines,
+        [
+            "mover/SKILL.md:8:16: SK313 warning: `${CLAUDE_SKILL_DIR}` is expanded only by Claude Code; Codex and Gemini CLI pass it to the model as written",
+            "runner/SKILL.md:9:14: SK313 warning: `${CLAUDE_SKILL_DIR}` (used 2 times) is expanded only by Claude Code; Codex and Gemini CLI pass it to the model as written",
+        ],
+        "{stdout}"
+    );
+    // The fix is unsafe, and there is none for a bare folder.
+    let fix = |args: &[&str]| {
+        let mut all = vec![
+            "lint", "--select", "SK313", "-t", "codex", "--fix", "runner", "mover",
+        ];
+        all.extend_from_slice(args);
+        run(c.command(&all))
+    };
+    let (code, _, stderr) = fix(&[]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.contains("Fixed 0 problems"), "{stderr}");
+    let (_, _, stderr) = fix(&["--unsafe-fixes"]);
+    assert!(stderr.contains("Fixed 1 problem in 1 file."), "{stderr}");
+    let text = fs_err::read_to_string(c.root().join("runner/SKILL.md")).unwrap();
+    assert!(
+        text.contains("Run `python3 scripts/run.py`, then read references/guide.md."),
+        "{text}"
+    );
+    assert!(
+        text.contains("Bash(python3 ${CLAUDE_SKILL_DIR}/scripts/run.py:*)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("Do not hard-code ${CLAUDE_SKILL_DIR} in other tools."),
+        "{text}"
+    );
 }

@@ -6,8 +6,8 @@ use crate::agent::claude_code::shell::{self, Needs, Permissions, Verdict};
 use crate::check::diagnostic::Diagnostic;
 use crate::check::fix::{Applicability, Edit, Fix};
 use crate::check::rule::{
-    ABSOLUTE_PATH, BACKSLASH_PATH, BODY_TOO_LONG, BODY_TOO_MANY_TOKENS, INLINE_SHELL_NOT_ALLOWED,
-    LEGACY_BASE_DIR,
+    ABSOLUTE_PATH, BACKSLASH_PATH, BODY_TOO_LONG, BODY_TOO_MANY_TOKENS, CLAUDE_ONLY_VARIABLE,
+    INLINE_SHELL_NOT_ALLOWED, LEGACY_BASE_DIR,
 };
 use crate::skill::model::{SkillDoc, ToolList};
 
@@ -122,6 +122,61 @@ fn legacy_base_dir(cx: &LintContext<'_>, out: &mut Vec<Diagnostic>) {
         .note("inline shell runs before the model sees the skill, and `allowed-tools` rules are matched as written; Claude Code substitutes `${CLAUDE_SKILL_DIR}` with the skill's folder")
         .fix(Fix::safe("replace each with `${CLAUDE_SKILL_DIR}`", edits)),
     );
+}
+
+/// `claude-only-variable`: `${CLAUDE_SKILL_DIR}` in the body, for `targets` (the skill's
+/// targets that show it to the model as written). Once for the file, at the first use, with one
+/// fix making every `${CLAUDE_SKILL_DIR}/…` path relative to the skill folder (none when a use
+/// is not followed by `/`: `cd ${CLAUDE_SKILL_DIR}` has no relative spelling).
+pub(super) fn check_claude_only_variables(
+    cx: &LintContext<'_>,
+    targets: &[Target],
+    out: &mut Vec<Diagnostic>,
+) {
+    const VARIABLE: &str = "${CLAUDE_SKILL_DIR}";
+    let text = cx.text();
+    let body = cx.body();
+    let uses: Vec<usize> = body
+        .match_indices(VARIABLE)
+        .map(|(at, _)| cx.body_start + at)
+        .filter(|&at| !talks_about(text, at, false))
+        .collect();
+    let Some(&first) = uses.first() else {
+        return;
+    };
+    let times = if uses.len() == 1 {
+        String::new()
+    } else {
+        format!(" (used {} times)", uses.len())
+    };
+    let agents: Vec<&str> = targets.iter().map(|target| target.display()).collect();
+    let mut diagnostic = Diagnostic::warning(
+        &CLAUDE_ONLY_VARIABLE,
+        format!(
+            "`{VARIABLE}`{times} is expanded only by Claude Code; {} {} it to the model as written",
+            agents.join(" and "),
+            if agents.len() == 1 { "passes" } else { "pass" }
+        ),
+    )
+    .at(first..first + VARIABLE.len())
+    .help("write the path relative to the skill folder (`scripts/run.py`): agents resolve it from the skill's root, as the spec says; `allowed-tools` may keep `${CLAUDE_SKILL_DIR}`");
+    let all_paths = uses
+        .iter()
+        .all(|&at| text[at + VARIABLE.len()..].starts_with('/'));
+    if all_paths {
+        let edits = uses
+            .iter()
+            .map(|&at| Edit {
+                range: at..at + VARIABLE.len() + 1,
+                text: String::new(),
+            })
+            .collect();
+        diagnostic = diagnostic.fix(Fix::unsafe_(
+            "make each path relative to the skill folder",
+            edits,
+        ));
+    }
+    out.push(diagnostic);
 }
 
 /// `text` with every run of spaces and tabs counted as one space: the padding of aligned tables

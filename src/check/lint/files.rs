@@ -222,8 +222,11 @@ fn check_script(file: &BundledFile, out: &mut Vec<Diagnostic>) {
     let is_script = extension
         .as_deref()
         .is_some_and(|ext| SCRIPT_EXTENSIONS.contains(&ext));
-    let module =
-        name.starts_with('_') || (extension.as_deref() == Some("py") && !text.contains("__main__"));
+    // A module another script imports has no shebang, unless it is executable: then running it
+    // directly is its purpose, and without one the shell runs Python as shell commands.
+    let module = !(cfg!(unix) && file.executable)
+        && (name.starts_with('_')
+            || (extension.as_deref() == Some("py") && !text.contains("__main__")));
     if is_script && !shebang && !module && file.text.is_some() {
         let interpreter = match extension.as_deref() {
             Some("py") => "python3",

@@ -244,6 +244,19 @@ pub fn lint(skill: &Skill, bundle: &Bundle, targets: &[Target]) -> Vec<Diagnosti
             }
         }
     }
+    let leaving: Vec<Target> = targets
+        .iter()
+        .copied()
+        .filter(|target| target.leaves_claude_skill_dir())
+        .collect();
+    if !leaving.is_empty() {
+        let mut found = Vec::new();
+        body::check_claude_only_variables(&cx, &leaving, &mut found);
+        for mut diagnostic in found {
+            diagnostic.targets.clone_from(&leaving);
+            tagged.push(diagnostic);
+        }
+    }
     tagged
 }
 

@@ -9,11 +9,18 @@ use crate::check::Checked;
 use crate::check::diagnostic::Diagnostic;
 use crate::check::rule::{LISTING_OVER_BUDGET, SIMILAR_DESCRIPTIONS};
 
-/// Two descriptions with at least this Jaccard similarity (of word 3-grams) are near-duplicates.
+/// Two descriptions at least this similar are near-duplicates: the larger of the Jaccard
+/// similarity of their word 3-grams and their word-level edit similarity (one minus the words
+/// inserted, deleted or replaced, per word of the longer one).
 pub(crate) const SIMILARITY: f64 = 0.8;
 const HASHES: usize = 64;
 const BANDS: usize = 16;
 const ROWS: usize = HASHES / BANDS;
+/// The words of a description compared (a valid description has at most 1,024 characters).
+const MAX_WORDS: usize = 256;
+/// A word pair found in more descriptions than this is a set phrase ("use when the", a shared
+/// template's words), not evidence that two descriptions are alike: it makes no candidates.
+const RARE: usize = 32;
 
 /// The description as skillpkg reads it, if it is text.
 fn description(item: &Checked) -> Option<&str> {
@@ -40,24 +47,34 @@ fn hash(text: &str) -> u64 {
     })
 }
 
-/// The description's word 3-grams, hashed, sorted and deduplicated.
-fn shingles(text: &str) -> Vec<u64> {
-    let words: Vec<String> = text
-        .split(|c: char| !c.is_alphanumeric())
+/// The description's words, lowercased and hashed, in order (at most [`MAX_WORDS`]).
+fn words(text: &str) -> Vec<u64> {
+    text.split(|c: char| !c.is_alphanumeric())
         .filter(|word| !word.is_empty())
-        .map(str::to_lowercase)
-        .collect();
-    let mut out: Vec<u64> = if words.len() < 3 {
-        vec![hash(&words.join(" "))]
+        .take(MAX_WORDS)
+        .map(|word| hash(&word.to_lowercase()))
+        .collect()
+}
+
+/// Sorted, deduplicated hashes of the `n`-word windows of `words` (the whole when shorter).
+fn grams(words: &[u64], n: usize) -> Vec<u64> {
+    let mut out: Vec<u64> = if words.len() < n {
+        vec![words.iter().fold(0, |acc, &w| mix(acc ^ w))]
     } else {
         words
-            .windows(3)
-            .map(|window| hash(&window.join(" ")))
+            .windows(n)
+            .map(|window| window.iter().fold(0, |acc, &w| mix(acc ^ w)))
             .collect()
     };
     out.sort_unstable();
     out.dedup();
     out
+}
+
+/// The description's word 3-grams, hashed, sorted and deduplicated.
+#[cfg(test)]
+fn shingles(text: &str) -> Vec<u64> {
+    grams(&words(text), 3)
 }
 
 fn jaccard(a: &[u64], b: &[u64]) -> f64 {
@@ -77,7 +94,6 @@ fn jaccard(a: &[u64], b: &[u64]) -> f64 {
     if union == 0 {
         0.0
     } else {
-        // Shingle counts are far below 2^52: the conversion is exact.
         #[expect(
             clippy::cast_precision_loss,
             reason = "shingle counts are far below 2^52: the conversion is exact"
@@ -87,76 +103,144 @@ fn jaccard(a: &[u64], b: &[u64]) -> f64 {
     }
 }
 
-/// `similar-descriptions`: `MinHash` with banding finds candidate pairs without comparing every
-/// pair; candidates are then compared exactly.
+/// How much each word of a set of descriptions says: `(1 + ln((n + 1) / (df + 1)))²`, where `df`
+/// is the number of the `n` descriptions that use it. Words every description uses ("use",
+/// "when", a shared template's) weigh least; the words that say what a skill does weigh most,
+/// so that "Audit reports …" and "Migrate reports …" are not alike however much else they
+/// share. In a set of two every word weighs about the same.
+fn weights(lists: &[Option<Vec<u64>>]) -> HashMap<u64, f64> {
+    let mut df: HashMap<u64, usize> = HashMap::new();
+    let mut seen: Vec<u64> = Vec::new();
+    for words in lists.iter().flatten() {
+        seen.clone_from(words);
+        seen.sort_unstable();
+        seen.dedup();
+        for &word in &seen {
+            *df.entry(word).or_default() += 1;
+        }
+    }
+    let n = lists.iter().flatten().count();
+    #[expect(
+        clippy::cast_precision_loss,
+        reason = "counts of descriptions are far below 2^52"
+    )]
+    df.into_iter()
+        .map(|(word, count)| {
+            let idf = 1.0 + ((n + 1) as f64 / (count + 1) as f64).ln();
+            (word, idf * idf)
+        })
+        .collect()
+}
+
+/// One minus the weighted word-level edit distance of `a` and `b` (each word with its weight)
+/// per weight of the heavier: "groups the failures … at random" and "groups failures …
+/// randomly" are three light edits apart. Replacing a word costs the heavier of the two, adding
+/// or removing one its weight. Pairs that cannot reach [`SIMILARITY`] are cut short (0).
+fn edit_similarity(a: &[(u64, f64)], b: &[(u64, f64)]) -> f64 {
+    let total = |words: &[(u64, f64)]| words.iter().map(|&(_, weight)| weight).sum::<f64>();
+    let (left, right) = (total(a), total(b));
+    let heavier = left.max(right);
+    if heavier <= 0.0 {
+        return 0.0;
+    }
+    let budget = (1.0 - SIMILARITY) * heavier;
+    // Every edit changes the total by at most its cost.
+    if (left - right).abs() > budget {
+        return 0.0;
+    }
+    // Levenshtein over words with adjacent exchanges (optimal string alignment), a row at a
+    // time: exchanging two words costs the heavier of them, as replacing one would.
+    let mut before: Vec<f64> = Vec::new();
+    let mut row: Vec<f64> = Vec::with_capacity(b.len() + 1);
+    row.push(0.0);
+    for &(_, weight) in b {
+        let last = row[row.len() - 1];
+        row.push(last + weight);
+    }
+    let mut next: Vec<f64> = vec![0.0; b.len() + 1];
+    let mut best_before = 0.0;
+    for (i, &(word, weight)) in a.iter().enumerate() {
+        next[0] = row[0] + weight;
+        let mut best = next[0];
+        for (j, &(other, other_weight)) in b.iter().enumerate() {
+            let replace = row[j]
+                + if word == other {
+                    0.0
+                } else {
+                    weight.max(other_weight)
+                };
+            let mut cell = replace.min(next[j] + other_weight).min(row[j + 1] + weight);
+            if i > 0 && j > 0 && word == b[j - 1].0 && a[i - 1].0 == other && word != other {
+                cell = cell.min(before[j - 1] + weight.max(other_weight));
+            }
+            next[j + 1] = cell;
+            best = best.min(cell);
+        }
+        // Every later cell comes from this row or, by an exchange, the one before it, and
+        // costs at least as much.
+        if best > budget && best_before > budget {
+            return 0.0;
+        }
+        best_before = best;
+        std::mem::swap(&mut before, &mut row);
+        std::mem::swap(&mut row, &mut next);
+        if next.len() != b.len() + 1 {
+            next = vec![0.0; b.len() + 1];
+        }
+    }
+    1.0 - row[b.len()] / heavier
+}
+
+/// What is compared of one description.
+struct Compared {
+    /// Its words with their weights.
+    words: Vec<(u64, f64)>,
+    trigrams: Vec<u64>,
+    bigrams: Vec<u64>,
+}
+
+/// `similar-descriptions`. Candidate pairs come two ways, neither comparing every pair:
+/// `MinHash` with banding over word 3-grams (descriptions that share most phrases), and word
+/// pairs that few descriptions use (descriptions a few edits apart share most of those). Each
+/// candidate is then compared exactly.
 pub(crate) fn similar_descriptions(checked: &mut [Checked]) {
-    let sets: Vec<Option<Vec<u64>>> = checked
+    let lists: Vec<Option<Vec<u64>>> = checked
         .iter()
         .map(|item| {
             description(item)
                 .filter(|text| text.split_whitespace().count() >= 3)
-                .map(shingles)
+                .map(words)
         })
         .collect();
-    let seeds: Vec<u64> = (1..=HASHES as u64).map(mix).collect();
-    let mut buckets: HashMap<(usize, u64), Vec<usize>> = HashMap::new();
-    let mut signatures: Vec<Vec<u64>> = vec![Vec::new(); checked.len()];
-    for (index, set) in sets.iter().enumerate() {
-        let Some(set) = set else { continue };
-        let mut signature = vec![u64::MAX; HASHES];
-        for &shingle in set {
-            for (slot, seed) in signature.iter_mut().zip(&seeds) {
-                *slot = (*slot).min(mix(shingle ^ seed));
-            }
-        }
-        for band in 0..BANDS {
-            let key = signature[band * ROWS..(band + 1) * ROWS]
-                .iter()
-                .fold(0u64, |acc, &h| mix(acc ^ h));
-            buckets.entry((band, key)).or_default().push(index);
-        }
-        signatures[index] = signature;
-    }
-    // Each skill's candidates are the other members of its buckets; a stamp per skill says
-    // whether it was already compared with the current one.
-    let mut keys_of: Vec<Vec<(usize, u64)>> = vec![Vec::new(); checked.len()];
-    for (key, members) in &buckets {
-        if members.len() > 1 {
-            for &member in members {
-                keys_of[member].push(*key);
-            }
-        }
-    }
-    let mut best: Vec<Option<(f64, usize)>> = vec![None; checked.len()];
-    let mut stamp: Vec<usize> = vec![usize::MAX; checked.len()];
-    for a in 0..checked.len() {
-        for key in &keys_of[a] {
-            for &b in &buckets[key] {
-                if b <= a || stamp[b] == a {
-                    continue;
-                }
-                stamp[b] = a;
-                // The share of equal MinHash values estimates the similarity: skip pairs far
-                // below the threshold before comparing exactly.
-                let agree = signatures[a]
+    let weights = weights(&lists);
+    let compared: Vec<Option<Compared>> = lists
+        .into_iter()
+        .map(|words| {
+            words.map(|words| Compared {
+                trigrams: grams(&words, 3),
+                bigrams: grams(&words, 2),
+                words: words
                     .iter()
-                    .zip(&signatures[b])
-                    .filter(|(x, y)| x == y)
-                    .count();
-                if agree * 10 < HASHES * 6 {
-                    continue;
-                }
-                let (Some(left), Some(right)) = (&sets[a], &sets[b]) else {
-                    continue;
-                };
-                let score = jaccard(left, right);
-                if score < SIMILARITY {
-                    continue;
-                }
-                for (me, other) in [(a, b), (b, a)] {
-                    if best[me].is_none_or(|(seen, _)| score > seen) {
-                        best[me] = Some((score, other));
-                    }
+                    .map(|word| (*word, weights.get(word).copied().unwrap_or(1.0)))
+                    .collect(),
+            })
+        })
+        .collect();
+    drop(weights);
+    let candidates = candidates(&compared);
+    let mut best: Vec<Option<(f64, usize)>> = vec![None; checked.len()];
+    for (a, others) in candidates.iter().enumerate() {
+        let Some(left) = &compared[a] else { continue };
+        for &b in others {
+            let Some(right) = &compared[b] else { continue };
+            let score = jaccard(&left.trigrams, &right.trigrams)
+                .max(edit_similarity(&left.words, &right.words));
+            if score < SIMILARITY {
+                continue;
+            }
+            for (me, other) in [(a, b), (b, a)] {
+                if best[me].is_none_or(|(seen, _)| score > seen) {
+                    best[me] = Some((score, other));
                 }
             }
         }
@@ -186,6 +270,89 @@ pub(crate) fn similar_descriptions(checked: &mut [Checked]) {
         diagnostic.targets.clone_from(&item.targets);
         item.diagnostics.push(diagnostic);
     }
+}
+
+/// For each description, the later ones worth comparing it with: those in one of its
+/// `MinHash` buckets whose signatures mostly agree, and those sharing a rare word pair.
+fn candidates(compared: &[Option<Compared>]) -> Vec<Vec<usize>> {
+    let seeds: Vec<u64> = (1..=HASHES as u64).map(mix).collect();
+    let mut buckets: HashMap<(usize, u64), Vec<usize>> = HashMap::new();
+    let mut signatures: Vec<Vec<u64>> = vec![Vec::new(); compared.len()];
+    let mut postings: HashMap<u64, Vec<usize>> = HashMap::new();
+    for (index, item) in compared.iter().enumerate() {
+        let Some(item) = item else { continue };
+        let mut signature = vec![u64::MAX; HASHES];
+        for &shingle in &item.trigrams {
+            for (slot, seed) in signature.iter_mut().zip(&seeds) {
+                *slot = (*slot).min(mix(shingle ^ seed));
+            }
+        }
+        for band in 0..BANDS {
+            let key = signature[band * ROWS..(band + 1) * ROWS]
+                .iter()
+                .fold(0u64, |acc, &h| mix(acc ^ h));
+            buckets.entry((band, key)).or_default().push(index);
+        }
+        signatures[index] = signature;
+        for &pair in &item.bigrams {
+            let docs = postings.entry(pair).or_default();
+            // Past the cap the list is useless; stop growing it (one more marks it common).
+            if docs.len() <= RARE {
+                docs.push(index);
+            }
+        }
+    }
+    // Each skill's candidates are the other members of its buckets and of its rare pairs' lists;
+    // a stamp per skill says whether it was already taken for the current one.
+    let mut keys_of: Vec<Vec<(usize, u64)>> = vec![Vec::new(); compared.len()];
+    for (key, members) in &buckets {
+        if members.len() > 1 {
+            for &member in members {
+                keys_of[member].push(*key);
+            }
+        }
+    }
+    let mut out: Vec<Vec<usize>> = vec![Vec::new(); compared.len()];
+    // Whether `b` is already a candidate of `a`, and whether its signature was compared.
+    let mut stamp: Vec<usize> = vec![usize::MAX; compared.len()];
+    let mut estimated: Vec<usize> = vec![usize::MAX; compared.len()];
+    for a in 0..compared.len() {
+        let Some(item) = &compared[a] else { continue };
+        for key in &keys_of[a] {
+            for &b in &buckets[key] {
+                if b <= a || estimated[b] == a {
+                    continue;
+                }
+                estimated[b] = a;
+                // The share of equal MinHash values estimates the similarity: skip pairs far
+                // below the threshold (their edit similarity is checked below if they share
+                // rare pairs).
+                let agree = signatures[a]
+                    .iter()
+                    .zip(&signatures[b])
+                    .filter(|(x, y)| x == y)
+                    .count();
+                if agree * 10 >= HASHES * 6 {
+                    stamp[b] = a;
+                    out[a].push(b);
+                }
+            }
+        }
+        for pair in &item.bigrams {
+            let docs = &postings[pair];
+            if docs.len() > RARE {
+                continue;
+            }
+            for &b in docs {
+                if b <= a || stamp[b] == a {
+                    continue;
+                }
+                stamp[b] = a;
+                out[a].push(b);
+            }
+        }
+    }
+    out
 }
 
 /// The listing a skill is in: the Claude Code plugin that loads it (each plugin is installed,
@@ -343,6 +510,57 @@ fn entry(item: &Checked, style: CapStyle) -> Option<Entry> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_few_words_apart_is_similar() {
+        let texts = [
+            "Triages flaky test runs: reruns the suite, groups the failures by their error message and reports which tests fail at random. Use when CI is red for no clear reason.",
+            "Triages flaky test runs: reruns the suite, groups failures by their error message and reports which tests fail randomly. Use when CI is red for no clear reason.",
+            "Triages flaky test runs. Use when CI is red.",
+        ];
+        let lists: Vec<Option<Vec<u64>>> = texts.iter().map(|text| Some(words(text))).collect();
+        let weights = weights(&lists);
+        let weighted: Vec<Vec<(u64, f64)>> = lists
+            .iter()
+            .flatten()
+            .map(|words| words.iter().map(|w| (*w, weights[w])).collect())
+            .collect();
+        let (a, b, c) = (&weighted[0], &weighted[1], &weighted[2]);
+        let score = edit_similarity(a, b);
+        assert!(score > SIMILARITY && score < 0.95, "{score}");
+        let trigrams = |text: &str| grams(&words(text), 3);
+        assert!(jaccard(&trigrams(texts[0]), &trigrams(texts[1])) < SIMILARITY);
+        assert!(edit_similarity(a, c) < 0.01, "too different in length");
+        assert!((edit_similarity(a, a) - 1.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn the_words_that_say_what_a_skill_does_weigh_most() {
+        // Forty descriptions from one template: only the task differs (and a word or two).
+        let tasks = ["audit", "migrate", "review", "convert"];
+        let nouns = ["reports", "schemas", "charts", "logs", "tickets"];
+        let mut texts = Vec::new();
+        for (index, verb) in tasks.iter().cycle().take(40).enumerate() {
+            let noun = nouns[index % nouns.len()];
+            texts.push(format!("{verb} {noun} and report what needs attention. Use when the user asks to {verb} {noun}, mentions {noun} files, or wants a summary of field data."));
+        }
+        texts.push("audit reports and report what needs attention. Use when the user asks to audit reports, mentions reports files, or wants a summary of the field data.".to_owned());
+        let lists: Vec<Option<Vec<u64>>> = texts.iter().map(|text| Some(words(text))).collect();
+        let weights = weights(&lists);
+        let weighted = |index: usize| -> Vec<(u64, f64)> {
+            words(&texts[index])
+                .iter()
+                .map(|w| (*w, weights[w]))
+                .collect()
+        };
+        // 0 is "audit reports"; the last adds one common word.
+        assert!(edit_similarity(&weighted(0), &weighted(40)) > SIMILARITY);
+        // 1 is "migrate schemas", 5 "migrate reports": another task.
+        for other in [1, 5] {
+            let score = edit_similarity(&weighted(0), &weighted(other));
+            assert!(score < SIMILARITY, "{} {score}", texts[other]);
+        }
+    }
 
     #[test]
     fn jaccard_of_shingles() {
