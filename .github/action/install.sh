@@ -12,8 +12,8 @@
 #                          exactly the ref the workflow pinned (`uses: OWNER/skillpkg@REF`),
 #                          or the workspace for `uses: ./`.
 #
-# Also read: SKILLPKG_REPO (the action's repository, github.action_repository; empty for a
-# local action, then GITHUB_REPOSITORY), SKILLPKG_ACTION_PATH (the action's checkout, default
+# Also read: SKILLPKG_REPO (the action's repository; when empty, taken from the action's path
+# under the runner's _actions folder, else GITHUB_REPOSITORY), SKILLPKG_ACTION_PATH (the action's checkout, default
 # this repository), SKILLPKG_INSTALL_DIR (default $RUNNER_TEMP/skillpkg/bin),
 # SKILLPKG_RELEASE_BASE_URL (passed to install.sh), CARGO (default cargo).
 #
@@ -30,19 +30,40 @@ fail() {
     exit "${2:-1}"
 }
 
+# Paths for native programs (cargo) and for the runner: Windows paths under Git Bash.
+native_path() {
+    if command -v cygpath >/dev/null 2>&1; then cygpath -w "$1"; else printf '%s\n' "$1"; fi
+}
+posix_path() {
+    if command -v cygpath >/dev/null 2>&1; then cygpath -u "$1"; else printf '%s\n' "$1"; fi
+}
+
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-action_path="${SKILLPKG_ACTION_PATH:-$(cd "$here/../.." && pwd)}"
+action_path="$(posix_path "${SKILLPKG_ACTION_PATH:-$(cd "$here/../.." && pwd)}")"
 version="$(printf '%s' "${INPUT_VERSION:-}" | tr -d '[:space:]')"
 version="${version:-latest}"
 repo="${SKILLPKG_REPO:-}"
+if [ -z "$repo" ]; then
+    # github.action_repository is empty inside composite actions (actions/runner#2525), but the
+    # runner keeps a remote action's checkout at .../_actions/OWNER/NAME/REF.
+    case "$action_path" in
+        */_actions/*/*/*)
+            rest="${action_path##*/_actions/}"
+            repo="${rest%%/*}"
+            rest="${rest#*/}"
+            repo="$repo/${rest%%/*}"
+            ;;
+    esac
+fi
+# A local action (`uses: ./`) is this repository.
 repo="${repo:-${GITHUB_REPOSITORY:-}}"
 server="${GITHUB_SERVER_URL:-https://github.com}"
 cargo="${CARGO:-cargo}"
 
 if [ -n "${SKILLPKG_INSTALL_DIR:-}" ]; then
-    bin_dir="$SKILLPKG_INSTALL_DIR"
+    bin_dir="$(posix_path "$SKILLPKG_INSTALL_DIR")"
 elif [ -n "${RUNNER_TEMP:-}" ]; then
-    bin_dir="$RUNNER_TEMP/skillpkg/bin"
+    bin_dir="$(posix_path "$RUNNER_TEMP")/skillpkg/bin"
 else
     fail "set SKILLPKG_INSTALL_DIR (or RUNNER_TEMP) to say where to install skillpkg" 2
 fi
@@ -64,7 +85,8 @@ build_from_checkout() {
     command -v "$cargo" >/dev/null 2>&1 ||
         fail "building skillpkg from source needs cargo (add dtolnay/rust-toolchain before this step)"
     say "building skillpkg from $action_path with cargo install --locked"
-    "$cargo" install --locked --force --bin skillpkg --root "$cargo_root" --path "$action_path"
+    "$cargo" install --locked --force --bin skillpkg --root "$(native_path "$cargo_root")" \
+        --path "$(native_path "$action_path")"
 }
 
 build_from_tag() {
@@ -73,7 +95,7 @@ build_from_tag() {
     command -v "$cargo" >/dev/null 2>&1 ||
         fail "building skillpkg from source needs cargo (add dtolnay/rust-toolchain before this step)"
     say "building skillpkg $tag from $server/$repo with cargo install --locked"
-    "$cargo" install --locked --force --bin skillpkg --root "$cargo_root" \
+    "$cargo" install --locked --force --bin skillpkg --root "$(native_path "$cargo_root")" \
         --git "$server/$repo" --tag "$tag" skillpkg
 }
 
@@ -123,5 +145,5 @@ if [ -n "${GITHUB_OUTPUT:-}" ]; then
     } >> "$GITHUB_OUTPUT"
 fi
 if [ -n "${GITHUB_PATH:-}" ]; then
-    echo "$bin_dir" >> "$GITHUB_PATH"
+    native_path "$bin_dir" >> "$GITHUB_PATH"
 fi
