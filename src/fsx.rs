@@ -234,6 +234,18 @@ pub(crate) fn create_private_dir_all(path: &Path) -> io::Result<()> {
     })
 }
 
+/// Whether `error` says symbolic links point at each other in a loop: `ELOOP` on Unix (40 on
+/// Linux, 62 on macOS and the BSDs), `ERROR_CANT_RESOLVE_FILENAME` on Windows.
+pub fn is_link_loop(error: &std::io::Error) -> bool {
+    #[cfg(unix)]
+    let code = rustix::io::Errno::LOOP.raw_os_error();
+    #[cfg(windows)]
+    let code = 1921;
+    #[cfg(not(any(unix, windows)))]
+    let code = i32::MIN;
+    error.raw_os_error() == Some(code)
+}
+
 /// A size as people read it: `896 bytes`, `1.5 KiB`, `12.3 MiB`, `1.2 GiB`.
 pub fn size(bytes: u64) -> String {
     const UNITS: [&str; 3] = ["KiB", "MiB", "GiB"];
@@ -282,5 +294,17 @@ mod tests {
                 "5120.0 GiB"
             ]
         );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_link_loop_is_recognised_on_this_system() {
+        let dir = tempfile::tempdir().unwrap();
+        std::os::unix::fs::symlink(dir.path().join("b"), dir.path().join("a")).unwrap();
+        std::os::unix::fs::symlink(dir.path().join("a"), dir.path().join("b")).unwrap();
+        let error = std::fs::canonicalize(dir.path().join("a")).unwrap_err();
+        assert!(super::is_link_loop(&error), "{error:?}");
+        let missing = std::fs::canonicalize(dir.path().join("c")).unwrap_err();
+        assert!(!super::is_link_loop(&missing));
     }
 }

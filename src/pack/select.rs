@@ -353,7 +353,7 @@ fn resolve_link(
     };
     let target = match std::fs::canonicalize(full) {
         Ok(target) => target,
-        Err(error) if error.raw_os_error() == Some(40) => return Err(link("in a loop")),
+        Err(error) if crate::fsx::is_link_loop(&error) => return Err(link("in a loop")),
         Err(_) => return Err(link("to a file that does not exist")),
     };
     if !target.starts_with(root) {
