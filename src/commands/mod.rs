@@ -145,6 +145,7 @@ impl ErrorKind {
                 return match client {
                     _ if client.is_refusal() => Self::Refused,
                     ClientError::Setup(_)
+                    | ClientError::BadUrl(_)
                     | ClientError::PlainHttpToken { .. }
                     | ClientError::Status { status: 401, .. } => Self::Usage,
                     _ => Self::Io,

@@ -72,6 +72,9 @@ pub enum ClientError {
     /// The client's own settings are wrong: the URL, `SKILLPKG_HTTP_TIMEOUT`, a CA file.
     #[error("{0}")]
     Setup(String),
+    /// The registry URL is not `http://HOST…` or `https://HOST…`.
+    #[error("the registry URL `{0}` is not an http:// or https:// URL")]
+    BadUrl(String),
     /// The answer did not parse as what the protocol promises.
     #[error("the registry's answer was not what skillpkg expects: {0}")]
     Invalid(String),
@@ -187,9 +190,7 @@ impl Client {
     pub fn new(base: &str, token: Option<String>) -> Result<Self, ClientError> {
         let base = base.trim_end_matches('/').to_owned();
         let Some((scheme, host)) = url_scheme_and_host(&base) else {
-            return Err(ClientError::Setup(format!(
-                "the registry URL `{base}` is not an http:// or https:// URL"
-            )));
+            return Err(ClientError::BadUrl(base));
         };
         let https = scheme == "https";
         let token_allowed = https

@@ -10,3 +10,11 @@ pub mod credentials;
 pub mod lockfile;
 pub mod server;
 pub mod store;
+
+/// A server that cannot start (its address taken, say), and what to do about it.
+#[derive(Debug, thiserror::Error)]
+#[error("{message}")]
+pub struct ServeError {
+    pub message: String,
+    pub hint: &'static str,
+}

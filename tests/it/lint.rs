@@ -950,3 +950,28 @@ fn claude_only_variable_for_agents_that_leave_it_as_written() {
         "{text}"
     );
 }
+
+/// A link written with backslashes to a file that exists is one finding, with its fix: not also
+/// a broken reference.
+#[test]
+fn a_backslash_link_is_reported_once() {
+    let c = TestContext::new();
+    c.lint_skill(
+        "slashes",
+        "",
+        "Read [the guide](references\\guide.md) first.\n",
+    );
+    c.write("slashes/references/guide.md", "# Guide\n");
+    let (code, stdout, stderr) = run(c.command(&["lint", "--format", "concise", "slashes"]));
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(
+        stdout,
+        "slashes/SKILL.md:8:18: SK307 warning: `references\\guide.md` uses backslashes\n"
+    );
+    assert!(
+        stderr.contains("1 fixable with `skillpkg lint --fix`"),
+        "{stderr}"
+    );
+    let (_, _, stderr) = run(c.command(&["lint", "--fix", "slashes"]));
+    assert!(stderr.contains("Fixed 1 problem in 1 file."), "{stderr}");
+}

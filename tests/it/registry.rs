@@ -853,3 +853,39 @@ fn the_registry_url_comes_from_skillpkg_toml() {
     assert_eq!(code, 2, "{stderr}");
     assert!(stderr.contains("skillpkg.toml"), "{stderr}");
 }
+
+/// `--addr` takes a host name; an address in use is named, with what to do; a registry URL
+/// without its scheme gets the spelling that works.
+#[test]
+fn serve_and_registry_url_messages() {
+    let context = TestContext::new();
+    let by_name = Registry::start(&context.root().join("one"), &["--addr", "localhost:0"]);
+    assert!(
+        by_name.url.starts_with("http://127.0.0.1:"),
+        "{}",
+        by_name.url
+    );
+    let taken = by_name.url.trim_start_matches("http://").to_owned();
+    let (code, _, stderr) =
+        run(context.command(&["registry", "serve", "--data", "two", "--addr", &taken]));
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains(&format!("error: cannot listen on {taken}: ")),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("hint: another program is listening there"),
+        "{stderr}"
+    );
+    let (code, _, stderr) = run(context.command(&["registry", "serve", "--addr", "8080"]));
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("error: --addr `8080`: no port"), "{stderr}");
+
+    let (code, _, stderr) =
+        run(context.command(&["search", "notes", "--registry", "registry.example.com"]));
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("error: the registry URL `registry.example.com` is not an http:// or https:// URL\n  hint: write it with its scheme: https://registry.example.com"),
+        "{stderr}"
+    );
+}

@@ -26,9 +26,10 @@ pub enum RegistryCommand {
         /// Where the registry keeps its database and archives
         #[arg(long, value_name = "DIR", default_value = "registry-data")]
         data: PathBuf,
-        /// The address to listen on (port 0 picks a free one; the URL is printed)
+        /// The address to listen on: an IP address or a host name, and a port (0 picks a free
+        /// one; the URL is printed)
         #[arg(long, value_name = "HOST:PORT", default_value = "127.0.0.1:8080")]
-        addr: SocketAddr,
+        addr: String,
         /// The largest archive accepted, in bytes
         #[arg(long, value_name = "BYTES", default_value_t = 50 * 1024 * 1024)]
         max_upload: u64,
@@ -56,6 +57,29 @@ pub enum TokenCommand {
     },
 }
 
+/// The socket address `--addr` names: `127.0.0.1:8080`, `[::1]:8080`, or a host name such as
+/// `localhost:8080` (its first IPv4 address, else its first address).
+fn listen_address(addr: &str) -> anyhow::Result<SocketAddr> {
+    use std::net::ToSocketAddrs as _;
+    let bad = |why: String| UserError {
+        message: format!("--addr `{addr}`: {why}"),
+        hints: vec!["pass HOST:PORT, such as 127.0.0.1:8080, localhost:8080 or [::]:443".into()],
+    };
+    if !addr.contains(':') {
+        return Err(bad("no port".into()).into());
+    }
+    let found: Vec<SocketAddr> = addr
+        .to_socket_addrs()
+        .map_err(|error| bad(error.to_string()))?
+        .collect();
+    found
+        .iter()
+        .find(|candidate| candidate.is_ipv4())
+        .or_else(|| found.first())
+        .copied()
+        .ok_or_else(|| bad("the name has no address".into()).into())
+}
+
 pub fn registry(args: RegistryArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
     match args.command {
         RegistryCommand::Serve {
@@ -65,16 +89,28 @@ pub fn registry(args: RegistryArgs, printer: Printer) -> anyhow::Result<ExitStat
             public_url,
             connections,
         } => {
+            let addr = listen_address(&addr)?;
             let runtime = tokio::runtime::Builder::new_multi_thread()
                 .enable_all()
                 .build()?;
-            runtime.block_on(server::serve(Settings {
-                data,
-                addr,
-                max_upload,
-                base_url: public_url,
-                connections,
-            }))?;
+            runtime
+                .block_on(server::serve(Settings {
+                    data,
+                    addr,
+                    max_upload,
+                    base_url: public_url,
+                    connections,
+                }))
+                .map_err(
+                    |error| match error.downcast::<crate::registry::ServeError>() {
+                        Ok(serve) => UserError {
+                            message: serve.message,
+                            hints: vec![serve.hint.to_owned()],
+                        }
+                        .into(),
+                        Err(error) => error,
+                    },
+                )?;
             Ok(ExitStatus::Success)
         }
         RegistryCommand::Token {

@@ -93,7 +93,20 @@ fn required_token(registry: &str) -> anyhow::Result<String> {
     reason = "called as `.map_err(client_error)`"
 )]
 fn client_error(error: ClientError) -> anyhow::Error {
+    let with_scheme;
     let hint = match &error {
+        ClientError::BadUrl(url) => {
+            let host = url.split_once("://").map_or(url.as_str(), |(_, rest)| rest);
+            let host = host.trim_start_matches('/');
+            with_scheme = if host.is_empty() || host.ends_with(':') || host.contains("//") {
+                "write it as https://HOST or http://HOST:PORT".to_owned()
+            } else {
+                format!(
+                    "write it with its scheme: https://{host} (or http://{host} for a registry on this machine or network)"
+                )
+            };
+            with_scheme.as_str()
+        }
         ClientError::Status { status: 401, .. } => {
             "run `skillpkg login` with a valid token, or set SKILLPKG_TOKEN"
         }

@@ -220,7 +220,19 @@ pub async fn serve(settings: Settings) -> anyhow::Result<()> {
     // Whatever an interrupted upload left is garbage: nothing refers to it.
     let _ = tokio::fs::remove_dir_all(&tmp).await;
     tokio::fs::create_dir_all(&tmp).await?;
-    let listener = tokio::net::TcpListener::bind(settings.addr).await?;
+    let listener = tokio::net::TcpListener::bind(settings.addr)
+        .await
+        .map_err(|error| {
+            let hint = if error.kind() == std::io::ErrorKind::AddrInUse {
+                "another program is listening there: stop it, or pass --addr with another port (port 0 picks a free one)"
+            } else {
+                "pass --addr with an address of this machine, such as 127.0.0.1:8080"
+            };
+            crate::registry::ServeError {
+                message: format!("cannot listen on {}: {error}", settings.addr),
+                hint,
+            }
+        })?;
     let addr = listener.local_addr()?;
     let base_url = settings
         .base_url
