@@ -5,14 +5,13 @@ use std::process::ExitCode;
 
 use clap::Parser;
 use skillpkg::commands::{self, Cli, ErrorKind};
-use skillpkg::output;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     if !cli.command.is_server() {
         skillpkg::interrupt::install();
     }
-    let printer = output::Printer::new(cli.color);
+    let printer = cli.printer();
     let result = commands::run(cli);
     skillpkg::interrupt::settle();
     match result {

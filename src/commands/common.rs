@@ -122,7 +122,7 @@ pub(crate) fn note_installed(skipped: usize, printer: Printer) -> io::Result<()>
     if skipped == 0 {
         return Ok(());
     }
-    let mut err = printer.stderr();
+    let mut err = printer.status();
     writeln!(
         err,
         "note: skipped {skipped} installed {} (folders `skillpkg install` manages); pass \
@@ -131,6 +131,44 @@ pub(crate) fn note_installed(skipped: usize, printer: Printer) -> io::Result<()>
         crate::output::plural(skipped, "it", "them"),
     )?;
     err.flush()
+}
+
+/// With `--verbose`: how many skills were found under `paths`, and the targets each group was
+/// checked for (from the command line, skillpkg.toml or where the skill lives).
+pub(crate) fn verbose_plan<'a>(
+    printer: Printer,
+    paths: &[PathBuf],
+    targets: impl Iterator<Item = &'a [Target]>,
+) -> io::Result<()> {
+    if printer.verbosity() != crate::output::Verbosity::Verbose {
+        return Ok(());
+    }
+    let mut groups: Vec<(String, usize)> = Vec::new();
+    let mut total = 0;
+    for list in targets {
+        total += 1;
+        let names: Vec<&str> = list.iter().map(|target| target.name()).collect();
+        let key = names.join(", ");
+        match groups.iter_mut().find(|(seen, _)| *seen == key) {
+            Some((_, count)) => *count += 1,
+            None => groups.push((key, 1)),
+        }
+    }
+    let shown: Vec<String> = paths
+        .iter()
+        .map(|path| format!("`{}`", path.display()))
+        .collect();
+    let mut out = printer.verbose();
+    writeln!(
+        out,
+        "found {total} {} under {}",
+        crate::output::plural(total, "skill", "skills"),
+        shown.join(", ")
+    )?;
+    for (targets, count) in groups {
+        writeln!(out, "  {count} checked for {targets}")?;
+    }
+    out.flush()
 }
 
 /// The error for paths that hold no skill.

@@ -152,7 +152,7 @@ pub fn run(args: InitArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
     write_skill(&parent, &destination, &name, &files)
         .with_context(|| format!("cannot create `{}`", shown.display()))?;
 
-    let mut err = printer.stderr();
+    let mut err = printer.status();
     if placeholder {
         let yellow = anstyle::AnsiColor::Yellow.on_default().bold();
         writeln!(

@@ -30,7 +30,11 @@ use crate::skill::discover;
     after_help = "Rules are named by code (SK303), name (broken-reference), code prefix \
 (SK3) or ALL. Configuration (skillpkg.toml, found walking up):\n\n  [lint]\n  select = [\"ALL\"]\n  \
 ignore = [\"SK301\"]\n  [lint.rules]\n  placeholder-text = \"error\"\n  [lint.per-path-ignores]\n  \
-\"legacy/**\" = [\"body-too-long\"]"
+\"legacy/**\" = [\"body-too-long\"]\n\nExamples:\n  skillpkg lint                            # every skill under the current folder\n  \
+skillpkg lint skills/pdf-forms --fix     # apply the safe fixes\n  \
+skillpkg lint --diff --unsafe-fixes      # show every fix, write nothing\n  \
+skillpkg lint --select SK3 --ignore SK304\n  \
+skillpkg lint --statistics               # which rules fire how often"
 )]
 #[expect(
     clippy::struct_excessive_bools,
@@ -154,7 +158,7 @@ pub fn run(args: LintArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
         output::print(args.check.format, &report, printer)?;
     }
     if mode != FixMode::Off && args.check.format == Format::Human {
-        let mut err = printer.stderr();
+        let mut err = printer.status();
         writeln!(
             err,
             "Fixed {fixed} {} in {fixed_files} {}.",
@@ -334,6 +338,11 @@ fn plan(
         )?;
         return Ok(Err(ExitStatus::Error));
     }
+    common::verbose_plan(
+        printer,
+        &paths,
+        jobs.iter().map(|(_, _, targets, _)| targets.as_slice()),
+    )?;
     Ok(Ok(Plan {
         jobs,
         walk_errors: found.errors,
@@ -355,7 +364,7 @@ fn print_diffs(
         }
     }
     out.flush()?;
-    let mut err = printer.stderr();
+    let mut err = printer.status();
     if fixed == 0 {
         writeln!(err, "No fixes to apply.")?;
     } else {

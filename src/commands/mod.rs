@@ -1,6 +1,7 @@
 //! The command line: one module per subcommand, each with its clap arguments next to its `run`.
 
 pub mod common;
+pub mod completions;
 pub mod init;
 pub mod lint;
 pub mod package;
@@ -41,17 +42,47 @@ pub struct Cli {
         display_order = 1000
     )]
     pub color: ColorChoice,
+
+    /// Print only what went wrong and what was found: no summaries, notes or progress
+    #[arg(
+        long,
+        short = 'q',
+        global = true,
+        conflicts_with = "verbose",
+        display_order = 1001
+    )]
+    pub quiet: bool,
+
+    /// Also print what was looked at (skills, configuration, targets) and how long it took
+    #[arg(long, short = 'v', global = true, display_order = 1002)]
+    pub verbose: bool,
 }
 
+impl Cli {
+    /// The printer for this command line: its colour and verbosity.
+    pub fn printer(&self) -> Printer {
+        let verbosity = if self.quiet {
+            crate::output::Verbosity::Quiet
+        } else if self.verbose {
+            crate::output::Verbosity::Verbose
+        } else {
+            crate::output::Verbosity::Normal
+        };
+        Printer::with_verbosity(self.color, verbosity)
+    }
+}
+
+/// The commands, in the order of a skill's life: create, check, look, pack, ship, consume.
 #[derive(Debug, Subcommand)]
 pub enum Command {
     Init(init::InitArgs),
+    Validate(validate::ValidateArgs),
     Lint(lint::LintArgs),
+    Preview(preview::PreviewArgs),
     Package(package::PackageArgs),
     Unpack(package::UnpackArgs),
-    Preview(preview::PreviewArgs),
-    Login(registry::LoginArgs),
     Publish(registry::PublishArgs),
+    Login(registry::LoginArgs),
     Search(registry::SearchArgs),
     Info(registry::InfoArgs),
     Install(registry::InstallArgs),
@@ -59,7 +90,8 @@ pub enum Command {
     Owner(registry::OwnerArgs),
     Registry(registry::RegistryArgs),
     Rule(rule::RuleArgs),
-    Validate(validate::ValidateArgs),
+    Completions(completions::CompletionsArgs),
+    Man(completions::ManArgs),
 }
 
 impl Command {
@@ -195,7 +227,19 @@ pub fn report_error(error: &anyhow::Error, printer: Printer) -> std::io::Result<
 
 /// Runs the command line.
 pub fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
-    let printer = Printer::new(cli.color);
+    let printer = cli.printer();
+    let started = std::time::Instant::now();
+    let status = run_command(cli, printer);
+    {
+        use std::io::Write as _;
+        let mut verbose = printer.verbose();
+        let _ = writeln!(verbose, "finished in {:.2?}", started.elapsed());
+        let _ = verbose.flush();
+    }
+    status
+}
+
+fn run_command(cli: Cli, printer: Printer) -> anyhow::Result<ExitStatus> {
     match cli.command {
         Command::Init(args) => init::run(args, printer),
         Command::Lint(args) => lint::run(args, printer),
@@ -212,5 +256,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
         Command::Registry(args) => registry::registry(args, printer),
         Command::Rule(args) => rule::run(args, printer),
         Command::Validate(args) => validate::run(args, printer),
+        Command::Completions(args) => completions::completions(args, printer),
+        Command::Man(args) => completions::man(args, printer),
     }
 }

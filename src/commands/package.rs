@@ -18,7 +18,7 @@ use crate::pack::extract;
 use crate::pack::select::PackFile;
 use crate::skill::Skill;
 
-/// Pack a skill into a reproducible `.skill` archive.
+/// Pack skills into reproducible `.skill` archives.
 ///
 /// Validates the skill for its targets first and refuses when it has errors. Packs every file
 /// under the skill folder except .git and other VCS folders, .DS_Store, __pycache__, *.pyc,
@@ -31,6 +31,12 @@ use crate::skill::Skill;
     clippy::doc_markdown,
     reason = "`--help` text, where backticks would show"
 )]
+#[command(after_help = "Examples:
+  skillpkg package skills/pdf-forms          # dist/pdf-forms-1.0.0.skill in the project root
+  skillpkg package                           # the skill in the current folder
+  skillpkg package skills/* --out-dir dist   # every skill, one archive each
+  skillpkg package . --list                  # what would be packed, nothing written
+  skillpkg package . --layout flat -o site/pdf-forms.skill")]
 pub struct PackageArgs {
     /// Skill folders (or their SKILL.md files) [default: .]
     #[arg(value_name = "PATH")]
@@ -76,6 +82,10 @@ pub enum Layout {
 /// extracting). Writes to a temporary folder first; an existing folder is replaced only with
 /// --force.
 #[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:
+  skillpkg unpack pdf-forms-1.0.0.skill                   # into ./pdf-forms/
+  skillpkg unpack pdf-forms.skill --dir .claude/skills    # where Claude Code finds it
+  skillpkg unpack pdf-forms.skill --force                 # replace the folder")]
 pub struct UnpackArgs {
     /// The archive
     #[arg(value_name = "FILE")]
@@ -166,7 +176,7 @@ fn pack_one(args: &PackageArgs, path: &Path, cwd: &Path, printer: Printer) -> an
     let mut out = printer.stdout();
     writeln!(out, "{}", output.display())?;
     out.flush()?;
-    let mut err = printer.stderr();
+    let mut err = printer.status();
     let green = anstyle::AnsiColor::Green.on_default().bold();
     writeln!(
         err,
@@ -308,7 +318,7 @@ fn print_list(name: &str, files: &[PackFile], total: u64, printer: Printer) -> a
         writeln!(out, "{mode}  {:>width$}  {}", file.size, file.path)?;
     }
     out.flush()?;
-    let mut err = printer.stderr();
+    let mut err = printer.status();
     writeln!(
         err,
         "`{name}`: {} {}, {}",
@@ -356,7 +366,7 @@ pub fn unpack(args: UnpackArgs, printer: Printer) -> anyhow::Result<ExitStatus> 
             let mut out = printer.stdout();
             writeln!(out, "{}", extracted.dir.display())?;
             out.flush()?;
-            let mut err = printer.stderr();
+            let mut err = printer.status();
             let green = anstyle::AnsiColor::Green.on_default().bold();
             writeln!(
                 err,

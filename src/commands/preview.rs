@@ -33,6 +33,12 @@ pub(crate) const SESSION_ID: &str = "00000000-0000-4000-8000-000000000000";
     clippy::doc_markdown,
     reason = "the doc comments are `--help` text, where backticks would show"
 )]
+#[command(after_help = "Examples:
+  skillpkg preview                                   # Claude Code's listing for this project
+  skillpkg preview --home ~                          # with your own user skills and settings
+  skillpkg preview --target codex skills/            # what Codex lists
+  skillpkg preview --invoke pdf-forms --args form.pdf   # the prompt the model gets
+  skillpkg preview --format json > listing.json")]
 pub struct PreviewArgs {
     /// Projects (a folder holding .claude/ is read as Claude Code started there reads it: its
     /// skills and legacy commands, and those of the folders above it up to the repository's
@@ -54,7 +60,7 @@ pub struct PreviewArgs {
     pub home: Option<PathBuf>,
 
     /// The agent whose view to render: claude-code, claude-code@2.1.88, skills-ref,
-    /// agentskills, codex, gemini-cli, opencode, copilot or goose [default: claude-code]
+    /// agentskills, codex, gemini-cli, opencode, copilot or goose
     #[arg(
         long,
         short = 't',
@@ -134,7 +140,7 @@ pub struct PreviewArgs {
     )]
     pub invoker: InvokerArg,
 
-    /// ${CLAUDE_SESSION_ID} [default: a fixed placeholder id]
+    /// ${CLAUDE_SESSION_ID}
     #[arg(long, value_name = "ID", default_value = SESSION_ID)]
     pub session_id: String,
 
@@ -186,7 +192,7 @@ pub fn run(args: PreviewArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
         .partition(|dir| dir.exists());
     args.user = user;
     if !missing.is_empty() {
-        let mut err = printer.stderr();
+        let mut err = printer.status();
         for dir in &missing {
             writeln!(
                 err,
@@ -264,7 +270,7 @@ pub(super) fn nothing_to_preview(paths: &[PathBuf], printer: Printer) -> std::io
         .iter()
         .map(|path| format!("`{}`", path.display()))
         .collect();
-    let mut err = printer.stderr();
+    let mut err = printer.status();
     writeln!(
         err,
         "note: no skills found in {}: nothing to preview (a skill is a folder holding a \
@@ -710,7 +716,7 @@ fn print_claude_index(
     let mut out = printer.stdout();
     print_text(&mut out, &index.text)?;
     out.flush()?;
-    let mut err = printer.stderr();
+    let mut err = printer.status();
     let bold = anstyle::Style::new().bold();
     writeln!(
         err,
@@ -776,7 +782,7 @@ fn print_agent_index(
     let mut out = printer.stdout();
     print_text(&mut out, &index.text)?;
     out.flush()?;
-    let mut err = printer.stderr();
+    let mut err = printer.status();
     let bold = anstyle::Style::new().bold();
     writeln!(
         err,
@@ -1016,7 +1022,7 @@ fn print_invocation(
         }
     }
     out.flush()?;
-    let mut err = printer.stderr();
+    let mut err = printer.status();
     let bold = anstyle::Style::new().bold();
     writeln!(
         err,

@@ -83,7 +83,7 @@ pub(crate) fn run(
     super::preview::print_text(&mut out, &text)?;
     out.flush()?;
     if args.invoke.is_none() {
-        let mut err = printer.stderr();
+        let mut err = printer.status();
         let bold = anstyle::Style::new().bold();
         writeln!(
             err,

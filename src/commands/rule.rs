@@ -12,14 +12,30 @@ use crate::output::Printer;
 /// (validate rules also run in lint), and whether it has a fix. With a code (SK303) or a name
 /// (broken-reference), prints what the rule does, why it matters and an example.
 #[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:
+  skillpkg rule                      # every rule, with its summary
+  skillpkg rule SK303                # what broken-reference checks, why, an example
+  skillpkg rule broken-reference
+  skillpkg rule --format json")]
 pub struct RuleArgs {
     /// A rule's code or kebab name
     #[arg(value_name = "RULE")]
     pub rule: Option<String>,
 
-    /// Print as JSON
-    #[arg(long)]
+    /// Output format: text, or json (one object per rule, with its documentation)
+    #[arg(long, value_enum, default_value_t, value_name = "FORMAT")]
+    pub format: RuleFormat,
+
+    /// The same as --format json (kept for scripts written before --format)
+    #[arg(long, hide = true)]
     pub json: bool,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum RuleFormat {
+    #[default]
+    Text,
+    Json,
 }
 
 #[expect(
@@ -27,17 +43,19 @@ pub struct RuleArgs {
     reason = "every command's `run` takes its arguments"
 )]
 pub fn run(args: RuleArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
+    let json_out = args.json || args.format == RuleFormat::Json;
     let mut out = printer.stdout();
     match &args.rule {
-        None if args.json => {
+        None if json_out => {
             let all: Vec<serde_json::Value> = rule::ALL.iter().map(|rule| json(rule)).collect();
             serde_json::to_writer_pretty(&mut out, &all)?;
             writeln!(out)?;
         }
         None => {
             for rule in rule::ALL {
-                let line = format!(
-                    "{}  {:<28} {:<8} {:<10}{}",
+                writeln!(
+                    out,
+                    "{}  {:<28} {:<8} {:<10} {:<10} {}",
                     rule.code,
                     rule.name,
                     rule.default.as_str(),
@@ -46,9 +64,9 @@ pub fn run(args: RuleArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
                         Fixable::No => "",
                         Fixable::Safe => "fix",
                         Fixable::Unsafe => "unsafe fix",
-                    }
-                );
-                writeln!(out, "{}", line.trim_end())?;
+                    },
+                    rule.summary
+                )?;
             }
         }
         Some(name) => {
@@ -70,7 +88,7 @@ pub fn run(args: RuleArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
                 }
                 .into());
             };
-            if args.json {
+            if json_out {
                 serde_json::to_writer_pretty(&mut out, &json(rule))?;
                 writeln!(out)?;
             } else {

@@ -22,10 +22,15 @@ use crate::skill::{Skill, discover};
 /// any skill has errors, 2 on usage or I/O errors.
 #[derive(Debug, clap::Args)]
 #[command(
-    after_help = "Targets: agentskills (the open spec, default), skills-ref (the reference \
-validator's verdicts), claude-code, claude-code@2.1.88, claude-ai (uploads and the Skills API), \
-codex, gemini-cli, opencode, copilot, goose.\n\nA skillpkg.toml found by walking up from a skill \
-can set `targets = [...]`; --target overrides it."
+    after_help = "Targets: agentskills (the open spec), skills-ref (the reference validator's \
+verdicts), claude-code, claude-code@2.1.88, claude-ai (uploads and the Skills API), codex, \
+gemini-cli, opencode, copilot, goose.\n\nWithout --target, each skill is checked for the \
+`targets = [...]` of the nearest skillpkg.toml above it; else for the agents of the plugin it is \
+in (Claude Code, Codex, Gemini CLI), or Claude Code in a .claude/skills folder; else agentskills.\n\n\
+Examples:\n  skillpkg validate                           # every skill under the current folder\n  \
+skillpkg validate skills/pdf-forms -t claude-code -t codex\n  \
+skillpkg validate --format github           # annotations on a pull request\n  \
+skillpkg validate --format sarif > skillpkg.sarif"
 )]
 pub struct ValidateArgs {
     #[command(flatten)]
@@ -71,6 +76,11 @@ pub fn run(args: ValidateArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
         return Ok(ExitStatus::Error);
     }
 
+    common::verbose_plan(
+        printer,
+        &paths,
+        jobs.iter().map(|(_, targets)| targets.as_slice()),
+    )?;
     let results =
         parallel::map_in_order(&jobs, threads, |(path, targets)| check_file(path, targets));
     let mut checked = Vec::with_capacity(results.len());

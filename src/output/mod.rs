@@ -50,22 +50,59 @@ pub enum ColorChoice {
 /// Output is written in chunks of this size: one system call per chunk, not per fragment.
 const BUFFER: usize = 64 * 1024;
 
+/// How much people's output says: `--quiet` keeps only what went wrong and what was found;
+/// `--verbose` adds what the command looked at and how long it took.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Verbosity {
+    Quiet,
+    #[default]
+    Normal,
+    Verbose,
+}
+
 /// The program's two output streams.
 #[derive(Clone, Copy, Debug)]
 pub struct Printer {
-    _private: (),
+    verbosity: Verbosity,
 }
 
 impl Printer {
     /// Sets the colour policy for the whole process and returns the printer.
     pub fn new(color: ColorChoice) -> Self {
+        Self::with_verbosity(color, Verbosity::Normal)
+    }
+
+    /// [`Printer::new`], saying as much as `verbosity` asks.
+    pub fn with_verbosity(color: ColorChoice, verbosity: Verbosity) -> Self {
         let choice = match color {
             ColorChoice::Auto => anstream::ColorChoice::Auto,
             ColorChoice::Always => anstream::ColorChoice::Always,
             ColorChoice::Never => anstream::ColorChoice::Never,
         };
         choice.write_global();
-        Self { _private: () }
+        Self { verbosity }
+    }
+
+    pub fn verbosity(self) -> Verbosity {
+        self.verbosity
+    }
+
+    /// Progress, summaries and notes for people: stderr, or nowhere with `--quiet`.
+    pub fn status(self) -> Box<dyn Write> {
+        if self.verbosity == Verbosity::Quiet {
+            Box::new(io::sink())
+        } else {
+            Box::new(self.stderr())
+        }
+    }
+
+    /// Details only `--verbose` asks for: stderr, or nowhere.
+    pub fn verbose(self) -> Box<dyn Write> {
+        if self.verbosity == Verbosity::Verbose {
+            Box::new(self.stderr())
+        } else {
+            Box::new(io::sink())
+        }
     }
 
     /// Machine-readable output and primary results, buffered; flush it when done.
@@ -187,9 +224,11 @@ pub fn print_error(out: &mut dyn Write, message: &str, hints: &[&str]) -> io::Re
 pub fn print(format: Format, report: &Report<'_>, printer: Printer) -> io::Result<()> {
     let mut stdout = printer.stdout();
     let mut stderr = printer.stderr();
-    write(format, report, &mut stdout, &mut stderr)?;
+    let mut status = printer.status();
+    write_to(format, report, &mut stdout, &mut stderr, &mut status)?;
     stdout.flush()?;
-    stderr.flush()
+    stderr.flush()?;
+    status.flush()
 }
 
 /// Writes `report` in `format` to the given streams: machine formats to `stdout`, people's
@@ -200,18 +239,35 @@ pub fn write(
     stdout: &mut dyn Write,
     stderr: &mut dyn Write,
 ) -> io::Result<()> {
+    let mut summary = Vec::new();
+    write_to(format, report, stdout, stderr, &mut summary)?;
+    stderr.write_all(&summary)
+}
+
+/// [`write`], with the closing summary line to `summary` (nowhere with `--quiet`).
+fn write_to(
+    format: Format,
+    report: &Report<'_>,
+    stdout: &mut dyn Write,
+    stderr: &mut dyn Write,
+    summary: &mut dyn Write,
+) -> io::Result<()> {
     match format {
-        Format::Human => human::print(report, stderr),
+        Format::Human => {
+            human::print(report, stderr)?;
+            stderr.flush()?;
+            human::print_summary(report, summary)
+        }
         Format::Concise => {
             concise::print(report, stdout)?;
             stdout.flush()?;
-            human::print_summary(report, stderr)
+            human::print_summary(report, summary)
         }
         Format::Json => json::print(report, stdout),
         Format::Github => {
             github::print(report, stdout)?;
             stdout.flush()?;
-            human::print_summary(report, stderr)
+            human::print_summary(report, summary)
         }
         Format::Sarif => sarif::print(report, stdout),
     }

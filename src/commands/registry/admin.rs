@@ -10,6 +10,9 @@ use crate::registry::server::{self, Settings};
 
 /// Run or administer a registry.
 #[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:
+  skillpkg registry serve --data /srv/skills --addr 0.0.0.0:8080
+  skillpkg registry token create --data /srv/skills --user alice")]
 pub struct RegistryArgs {
     #[command(subcommand)]
     pub command: RegistryCommand,
@@ -127,7 +130,7 @@ pub fn registry(args: RegistryArgs, printer: Printer) -> anyhow::Result<ExitStat
             let mut out = printer.stdout();
             writeln!(out, "{token}")?;
             out.flush()?;
-            let mut err = printer.stderr();
+            let mut err = printer.status();
             writeln!(
                 err,
                 "Created a token for `{user}`. It is shown once; the registry keeps only its hash."

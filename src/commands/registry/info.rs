@@ -10,6 +10,9 @@ use crate::registry::client::Client;
 
 /// Show a skill's versions (with yanked ones marked) and owners.
 #[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:
+  skillpkg info pdf-forms
+  skillpkg info pdf-forms --registry https://skills.example.com")]
 pub struct InfoArgs {
     /// The skill's name
     #[arg(value_name = "NAME")]

@@ -25,6 +25,12 @@ use crate::registry::lockfile::{self, FILE_NAME as LOCKFILE, Locked, Lockfile, M
 /// records it. With no names, everything in skills.lock is installed
 /// and verified.
 #[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:
+  skillpkg install pdf-forms                 # the newest stable version, recorded in skills.lock
+  skillpkg install pdf-forms@^1.2 notes@1.0.0
+  skillpkg install                           # exactly what skills.lock says, verified
+  skillpkg install --locked                  # in CI: fail rather than change skills.lock
+  skillpkg install pdf-forms --global        # into your user-level skills")]
 pub struct InstallArgs {
     /// Skills to install, each NAME or NAME@REQ (none: what skills.lock says)
     #[arg(value_name = "NAME[@REQ]")]
@@ -65,7 +71,7 @@ pub fn install(args: InstallArgs, printer: Printer) -> anyhow::Result<ExitStatus
             "skills.lock is written by skillpkg install; restore it from version control, or delete it and install again"
         )],
     })?;
-    let mut err = printer.stderr();
+    let mut err = printer.status();
     if args.names.is_empty() {
         install_from_lock(&scope, &lock, &mut err)?;
         return Ok(ExitStatus::Success);

@@ -18,6 +18,9 @@ use crate::registry::credentials;
     clippy::doc_markdown,
     reason = "`--help` text, where backticks would show"
 )]
+#[command(after_help = "Examples:
+  skillpkg login --registry https://skills.example.com      # asks for the token
+  echo \"$TOKEN\" | skillpkg login --registry https://skills.example.com")]
 pub struct LoginArgs {
     #[command(flatten)]
     pub registry: RegistryFlag,
@@ -58,7 +61,7 @@ pub fn login(args: LoginArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
         .and_then(|client| client.me())
         .map_err(client_error)?;
     let path = credentials::store_token(&registry, &token)?;
-    let mut err = printer.stderr();
+    let mut err = printer.status();
     writeln!(
         err,
         "Logged in to {registry} as `{}`; the token is in {}",

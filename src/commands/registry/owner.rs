@@ -11,6 +11,10 @@ use crate::registry::credentials;
 
 /// List, add or remove a skill's owners.
 #[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:
+  skillpkg owner list pdf-forms
+  skillpkg owner add pdf-forms bob
+  skillpkg owner remove pdf-forms bob")]
 pub struct OwnerArgs {
     #[command(subcommand)]
     pub command: OwnerCommand,
@@ -62,7 +66,7 @@ pub fn owner(args: OwnerArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
             client
                 .change_owners(name, users, true)
                 .map_err(client_error)?;
-            let mut err = printer.stderr();
+            let mut err = printer.status();
             writeln!(err, "Added {} to the owners of `{name}`", users.join(", "))?;
             err.flush()?;
         }
@@ -70,7 +74,7 @@ pub fn owner(args: OwnerArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
             client
                 .change_owners(name, users, false)
                 .map_err(client_error)?;
-            let mut err = printer.stderr();
+            let mut err = printer.status();
             writeln!(
                 err,
                 "Removed {} from the owners of `{name}`",

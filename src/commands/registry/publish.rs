@@ -16,7 +16,13 @@ use crate::registry::client::{Client, ClientError};
 /// be semver. Publishing a version that exists with the same contents is reported and exits 0;
 /// with other contents it exits 1: versions are immutable.
 #[derive(Debug, clap::Args)]
-#[command(disable_version_flag = true)]
+#[command(
+    after_help = "Examples:
+  skillpkg publish skills/pdf-forms                  # the version SKILL.md gives
+  skillpkg publish skills/pdf-forms --version 1.2.0
+  skillpkg publish . --dry-run                       # everything but the upload",
+    disable_version_flag = true
+)]
 pub struct PublishArgs {
     /// The skill folder [default: .]
     #[arg(value_name = "PATH")]
@@ -84,7 +90,7 @@ pub fn publish(args: PublishArgs, printer: Printer) -> anyhow::Result<ExitStatus
     let summary = package::write_with_progress(&archive_path, &format!("{name}/"), &selection)
         .map_err(refused)?;
     let files = &selection.files;
-    let mut err = printer.stderr();
+    let mut err = printer.status();
     writeln!(
         err,
         "Packed `{name}` {version}: {} {}, {}, sha256 {}",
@@ -139,7 +145,7 @@ fn lint_gate(
     checked.diagnostics.retain(blocking);
     if checked.diagnostics.is_empty() {
         if warnings > 0 {
-            let mut err = printer.stderr();
+            let mut err = printer.status();
             writeln!(
                 err,
                 "note: `skillpkg lint` reports {warnings} {} (not blocking)",
@@ -187,7 +193,7 @@ fn report_publish(
     result: Result<crate::registry::api::Published, ClientError>,
     printer: Printer,
 ) -> anyhow::Result<ExitStatus> {
-    let mut err = printer.stderr();
+    let mut err = printer.status();
     match result {
         Ok(published) => {
             let mut out = printer.stdout();

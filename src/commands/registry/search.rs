@@ -10,6 +10,9 @@ use crate::registry::client::Client;
 
 /// Search the registry.
 #[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:
+  skillpkg search pdf
+  skillpkg search \"release notes\" --page 2")]
 pub struct SearchArgs {
     /// Words to look for in names and descriptions
     #[arg(value_name = "QUERY", default_value = "")]

@@ -10,6 +10,9 @@ use crate::registry::client::Client;
 
 /// Yank a version (installs skip it unless pinned), or undo it.
 #[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:
+  skillpkg yank pdf-forms@1.2.0
+  skillpkg yank pdf-forms@1.2.0 --undo")]
 pub struct YankArgs {
     /// The version to yank, as NAME@VERSION
     #[arg(value_name = "NAME@VERSION")]
@@ -35,7 +38,7 @@ pub fn yank(args: YankArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
     Client::new(&registry, Some(token))
         .and_then(|client| client.yank(name, version, args.undo))
         .map_err(client_error)?;
-    let mut err = printer.stderr();
+    let mut err = printer.status();
     writeln!(
         err,
         "{} {name}@{version}",
