@@ -146,6 +146,94 @@ struct LintFile {
     per_path_ignores: std::collections::BTreeMap<toml::Spanned<String>, Vec<toml::Spanned<String>>>,
 }
 
+/// The JSON Schema of `skillpkg.toml` (draft 07, which taplo and Even Better TOML read), built
+/// from what [`Config::parse`] accepts: the keys of its file types, every target's name, every
+/// rule's code and name, the levels. `docs/skillpkg.schema.json` is this, written out; a test
+/// keeps the two equal and checks each key against the parser.
+pub fn json_schema() -> serde_json::Value {
+    use serde_json::json;
+    let targets: Vec<&str> = Target::ALL.iter().map(|target| target.name()).collect();
+    let names: Vec<&str> = rule::ALL.iter().map(|rule| rule.name).collect();
+    // Codes in any case; prefixes (`SK3`, `SK30`) of existing codes only.
+    let codes: Vec<&str> = rule::ALL.iter().map(|rule| &rule.code[2..]).collect();
+    let mut prefixes: Vec<&str> = rule::ALL
+        .iter()
+        .flat_map(|rule| (3..rule.code.len()).map(move |end| &rule.code[2..end]))
+        .collect();
+    prefixes.sort_unstable();
+    prefixes.dedup();
+    let code_pattern = format!("^[Ss][Kk]({})$", codes.join("|"));
+    let prefix_pattern = format!("^[Ss][Kk]({})$", prefixes.join("|"));
+    let selectors = |description: &str| {
+        json!({
+            "description": description,
+            "type": "array",
+            "items": { "$ref": "#/definitions/selector" }
+        })
+    };
+    json!({
+        "$schema": "http://json-schema.org/draft-07/schema#",
+        "$id": "https://github.com/skillpkg/skillpkg/blob/main/docs/skillpkg.schema.json",
+        "title": "skillpkg.toml",
+        "description": "skillpkg's project settings, found by walking up from each skill's folder (docs/config.md).",
+        "type": "object",
+        "additionalProperties": false,
+        "properties": {
+            "targets": {
+                "description": "The agents these skills must load in; `--target` on the command line wins.",
+                "type": "array",
+                "minItems": 1,
+                "items": { "enum": targets }
+            },
+            "registry": {
+                "description": "The registry `publish`, `install`, `search`, `info`, `yank` and `owner` use, unless --registry or SKILLPKG_REGISTRY says otherwise: an http:// or https:// URL.",
+                "type": "string"
+            },
+            "lint": {
+                "description": "Which lint rules run, and at what level.",
+                "type": "object",
+                "additionalProperties": false,
+                "properties": {
+                    "select": selectors("The rules to run (replaces the default, every rule); `--select` replaces this."),
+                    "extend-select": selectors("Rules to run as well."),
+                    "ignore": selectors("Rules not to run."),
+                    "rules": {
+                        "description": "A level per rule, by code or name.",
+                        "type": "object",
+                        "propertyNames": { "$ref": "#/definitions/rule" },
+                        "additionalProperties": { "enum": ["error", "warning", "warn", "off"] }
+                    },
+                    "per-path-ignores": {
+                        "description": "Rules not to run on files matching a glob, relative to this file's folder.",
+                        "type": "object",
+                        "additionalProperties": {
+                            "type": "array",
+                            "items": { "$ref": "#/definitions/selector" }
+                        }
+                    }
+                }
+            }
+        },
+        "definitions": {
+            "rule": {
+                "description": "A rule's code (SK303, any case) or name (broken-reference); `skillpkg rule` lists them.",
+                "anyOf": [
+                    { "enum": names },
+                    { "type": "string", "pattern": code_pattern }
+                ]
+            },
+            "selector": {
+                "description": "A rule, a code prefix (SK3), or ALL.",
+                "anyOf": [
+                    { "$ref": "#/definitions/rule" },
+                    { "type": "string", "pattern": prefix_pattern },
+                    { "type": "string", "pattern": "^[Aa][Ll][Ll]$" }
+                ]
+            }
+        }
+    })
+}
+
 /// Why a configuration file could not be used.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum ConfigError {

@@ -333,7 +333,7 @@ fn plan(
     if !config_errors.is_empty() {
         common::config_problems(
             config_errors,
-            "fix skillpkg.toml, or pass --target and --select to override it",
+            "fix skillpkg.toml: lint reads its [lint] table even when --target is given",
             printer,
         )?;
         return Ok(Err(ExitStatus::Error));

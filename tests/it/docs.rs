@@ -31,3 +31,53 @@ fn every_target_is_in_the_readme() {
         );
     }
 }
+
+/// `docs/skillpkg.schema.json` is what the code generates (`SKILLPKG_BLESS=1` rewrites it), and
+/// every key it names is one the parser accepts, while a key it does not name is refused.
+#[test]
+fn the_config_schema_is_generated_and_true_to_the_parser() {
+    use skillpkg::check::config::{Config, json_schema};
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/skillpkg.schema.json");
+    let generated = format!("{}\n", serde_json::to_string_pretty(&json_schema()).unwrap());
+    if std::env::var_os("SKILLPKG_BLESS").is_some() {
+        fs_err::write(path, &generated).unwrap();
+    }
+    let committed = fs_err::read_to_string(path).unwrap_or_default();
+    assert!(
+        committed == generated,
+        "docs/skillpkg.schema.json is stale: run `SKILLPKG_BLESS=1 cargo test --test it schema`"
+    );
+    let schema = json_schema();
+    let parse = |text: &str| Config::parse(std::path::Path::new("skillpkg.toml"), text);
+    let value = |key: &str| match key {
+        "targets" => "[\"codex\"]",
+        "registry" => "\"https://skills.example.com\"",
+        _ => unreachable!("{key}"),
+    };
+    for key in schema["properties"].as_object().unwrap().keys() {
+        let text = if key == "lint" {
+            "[lint]\n".to_owned()
+        } else {
+            format!("{key} = {}\n", value(key))
+        };
+        assert!(parse(&text).is_ok(), "{text}");
+    }
+    for key in schema["properties"]["lint"]["properties"].as_object().unwrap().keys() {
+        let text = match key.as_str() {
+            "rules" => "[lint.rules]\nSK301 = \"off\"\nbroken-reference = \"warn\"\n".to_owned(),
+            "per-path-ignores" => "[lint.per-path-ignores]\n\"legacy/**\" = [\"SK3\", \"ALL\"]\n".to_owned(),
+            _ => format!("[lint]\n{key} = [\"SK303\", \"sk3\", \"body-too-long\"]\n"),
+        };
+        assert!(parse(&text).is_ok(), "{text}: {:?}", parse(&text).err());
+    }
+    assert!(parse("target = [\"codex\"]\n").is_err());
+    assert!(parse("[lint]\nselects = []\n").is_err());
+    // Every target and every rule is in it.
+    let text = serde_json::to_string(&schema).unwrap();
+    for target in Target::ALL {
+        assert!(text.contains(&format!("\"{}\"", target.name())), "{target}");
+    }
+    for rule in rule::ALL {
+        assert!(text.contains(rule.name) && text.contains(&rule.code[2..]), "{}", rule.code);
+    }
+}
