@@ -468,20 +468,74 @@ pub fn folder_digest(
 mod tests {
     use super::*;
 
-    use base64::Engine as _;
+    /// `h1:` digests of files, as Go's `dirhash.Hash1` takes them: (name, content).
+    fn go_hash1(files: &[(&str, &[u8])]) -> String {
+        let hashes: Vec<(&str, [u8; 32])> = files
+            .iter()
+            .map(|(name, data)| (*name, Sha256::digest(data).into()))
+            .collect();
+        content_digest(hashes.iter().map(|(name, sha)| (*name, sha)))
+    }
 
+    /// Go's own expected values (golang.org/x/mod at fe2ec04: sumdb/dirhash/hash_test.go and
+    /// zip/testdata), not recomputed here: the same algorithm computing both sides would prove
+    /// nothing.
     #[test]
-    fn content_digest_is_go_dirhash() {
-        // dirhash.Hash1 of one file "a" containing "x": sha256("x") = 2d711642…
-        let sha: [u8; 32] = Sha256::digest(b"x").into();
-        let digest = content_digest(std::iter::once(("a", &sha)));
-        let expected_line = format!("{}  a\n", hex(&sha));
-        let expected = format!(
-            "h1:{}",
-            base64::engine::general_purpose::STANDARD
-                .encode(Sha256::digest(expected_line.as_bytes()))
+    fn content_digest_matches_go_dirhash_test_vectors() {
+        // TestHash1: Hash1([xyz, abc]) with each file "data for <name>".
+        assert_eq!(
+            go_hash1(&[("xyz", b"data for xyz"), ("abc", b"data for abc")]),
+            "h1:EP6WfDoQTSk9klnxcjriWJOGztueJUywHNmWeq+efB8="
         );
-        assert_eq!(digest, expected);
-        assert!(hex(&sha).starts_with("2d711642"));
+        // TestHashDir and TestHashZip: the same files under `prefix/`.
+        assert_eq!(
+            go_hash1(&[
+                ("prefix/xyz", b"data for xyz"),
+                ("prefix/abc", b"data for abc")
+            ]),
+            "h1:rLyfpGMAgqOnGE2aKOY5Xb6cOc0/YQhPjHBHBwkblhs="
+        );
+        // zip/testdata/create/simple.txt: a module of three files.
+        assert_eq!(
+            go_hash1(&[
+                ("example.com/m@v1.0.0/go.mod", b"module example.com/m\n\ngo 1.13\n"),
+                ("example.com/m@v1.0.0/m.go", b"package m\n\nfunc Foo() int { return 42 }\n"),
+                (
+                    "example.com/m@v1.0.0/cmd/hello/hello.go",
+                    b"package main\n\nimport (\n  \"fmt\"\n  \"example.com/m\"\n)\n\nfunc main() {\n  fmt.Println(m.Foo())\n}\n"
+                ),
+            ]),
+            "h1:tpqYOOmuilagXzyqoJ3roUjp8gneQeTv5YVpL6BG7/k="
+        );
+        // zip/testdata/create/exclude_cap_go_mod_submodule.txt: one file.
+        assert_eq!(
+            go_hash1(&[("example.com/m@v1.0.0/a.go", b"package a\n")]),
+            "h1:xctQQey8/y7IcBjFZDP/onWLSXhlqcsC3i1fgSdpMHk="
+        );
+        // zip_test.go's emptyHash.
+        assert_eq!(
+            go_hash1(&[]),
+            "h1:47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU="
+        );
+    }
+
+    /// A folder's digest is Go's `HashDir` with no prefix: TestHash1's files on disk.
+    #[test]
+    fn folder_digest_matches_go_hash_dir() {
+        let dir = tempfile::tempdir().unwrap();
+        fs_err::write(dir.path().join("xyz"), "data for xyz").unwrap();
+        fs_err::write(dir.path().join("abc"), "data for abc").unwrap();
+        let limits = crate::pack::extract::Limits::default();
+        assert_eq!(
+            folder_digest(dir.path(), &[], &limits).unwrap().as_deref(),
+            Some("h1:EP6WfDoQTSk9klnxcjriWJOGztueJUywHNmWeq+efB8=")
+        );
+        fs_err::create_dir(dir.path().join("prefix")).unwrap();
+        fs_err::rename(dir.path().join("xyz"), dir.path().join("prefix/xyz")).unwrap();
+        fs_err::rename(dir.path().join("abc"), dir.path().join("prefix/abc")).unwrap();
+        assert_eq!(
+            folder_digest(dir.path(), &[], &limits).unwrap().as_deref(),
+            Some("h1:rLyfpGMAgqOnGE2aKOY5Xb6cOc0/YQhPjHBHBwkblhs=")
+        );
     }
 }

@@ -347,4 +347,57 @@ mod tests {
         assert!(error.utf16);
         assert_eq!(error.offset, 0);
     }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2000))]
+
+        /// The offset map round-trips: the original comes back byte for byte, every offset of
+        /// the normalised text points at the same character in the original (a `\r` where a
+        /// line ending was normalised), and positions count lines and characters.
+        #[test]
+        fn the_offset_map_round_trips(
+            bom in proptest::bool::ANY,
+            pieces in proptest::collection::vec(
+                proptest::prop_oneof![
+                    proptest::strategy::Just("\r\n".to_owned()),
+                    proptest::strategy::Just("\r".to_owned()),
+                    proptest::strategy::Just("\n".to_owned()),
+                    "[a-z ]{0,6}",
+                    "\\PC{0,4}",
+                ],
+                0..40,
+            ),
+        ) {
+            let body: String = pieces.concat();
+            let input = if bom { format!("{BOM}{body}") } else { body.clone() };
+            let source = SourceText::from_string(input.clone());
+            proptest::prop_assert_eq!(source.original(), input.clone());
+            proptest::prop_assert!(!source.text().contains('\r'));
+            let text = source.text();
+            let (mut line, mut column) = (1, 1);
+            for (offset, c) in text.char_indices() {
+                let original = source.original_edit_offset(offset);
+                let there = input[original..].chars().next();
+                if c == '\n' {
+                    proptest::prop_assert!(matches!(there, Some('\n' | '\r')), "{offset}");
+                } else {
+                    proptest::prop_assert_eq!(there, Some(c), "{}", offset);
+                }
+                // The test-only map agrees with the edit map away from `\r\n` pairs.
+                if c != '\n' {
+                    proptest::prop_assert_eq!(source.original_offset(offset), original);
+                }
+                let position = source.position(offset);
+                proptest::prop_assert_eq!((position.line, position.column), (line, column));
+                if c == '\n' {
+                    line += 1;
+                    column = 1;
+                } else {
+                    column += 1;
+                }
+            }
+            let end = source.position(text.len());
+            proptest::prop_assert_eq!((end.line, end.column), (line, column));
+        }
+    }
 }

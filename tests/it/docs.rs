@@ -38,7 +38,10 @@ fn every_target_is_in_the_readme() {
 fn the_config_schema_is_generated_and_true_to_the_parser() {
     use skillpkg::check::config::{Config, json_schema};
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/skillpkg.schema.json");
-    let generated = format!("{}\n", serde_json::to_string_pretty(&json_schema()).unwrap());
+    let generated = format!(
+        "{}\n",
+        serde_json::to_string_pretty(&json_schema()).unwrap()
+    );
     if std::env::var_os("SKILLPKG_BLESS").is_some() {
         fs_err::write(path, &generated).unwrap();
     }
@@ -62,10 +65,16 @@ fn the_config_schema_is_generated_and_true_to_the_parser() {
         };
         assert!(parse(&text).is_ok(), "{text}");
     }
-    for key in schema["properties"]["lint"]["properties"].as_object().unwrap().keys() {
+    for key in schema["properties"]["lint"]["properties"]
+        .as_object()
+        .unwrap()
+        .keys()
+    {
         let text = match key.as_str() {
             "rules" => "[lint.rules]\nSK301 = \"off\"\nbroken-reference = \"warn\"\n".to_owned(),
-            "per-path-ignores" => "[lint.per-path-ignores]\n\"legacy/**\" = [\"SK3\", \"ALL\"]\n".to_owned(),
+            "per-path-ignores" => {
+                "[lint.per-path-ignores]\n\"legacy/**\" = [\"SK3\", \"ALL\"]\n".to_owned()
+            }
             _ => format!("[lint]\n{key} = [\"SK303\", \"sk3\", \"body-too-long\"]\n"),
         };
         assert!(parse(&text).is_ok(), "{text}: {:?}", parse(&text).err());
@@ -78,6 +87,10 @@ fn the_config_schema_is_generated_and_true_to_the_parser() {
         assert!(text.contains(&format!("\"{}\"", target.name())), "{target}");
     }
     for rule in rule::ALL {
-        assert!(text.contains(rule.name) && text.contains(&rule.code[2..]), "{}", rule.code);
+        assert!(
+            text.contains(rule.name) && text.contains(&rule.code[2..]),
+            "{}",
+            rule.code
+        );
     }
 }

@@ -526,7 +526,22 @@ fn a_server_killed_mid_upload_restarts_consistent() {
     )
     .unwrap();
     stream.write_all(&body[..body.len() / 2]).unwrap();
-    std::thread::sleep(std::time::Duration::from_millis(200));
+    // Ready when the server has started writing the upload to its temporary folder.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    let receiving = || {
+        fs_err::read_dir(data.join("tmp")).is_ok_and(|entries| {
+            entries
+                .flatten()
+                .any(|entry| entry.metadata().is_ok_and(|meta| meta.len() > 0))
+        })
+    };
+    while !receiving() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the server never started receiving the upload"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
     registry.kill();
     drop(stream);
     // Restart on the same data: the database is intact, 2.0.0 does not exist, no partial blob.
@@ -722,12 +737,10 @@ fn publish_retries_until_the_registry_answers() {
         .unwrap()
         .trim()
         .to_owned();
-    // A free port, released so the server can take it a little later.
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    // A port held by a listener that hangs up on whoever connects: publish's first attempt
+    // fails there, and only then does the registry take the port.
+    let early = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = early.local_addr().unwrap().port();
     let url = format!("http://127.0.0.1:{port}");
     skill(&context, "patient", "1.0.0", "Patient.");
     let mut publish = context.command(&["publish", "work/patient"]);
@@ -737,7 +750,25 @@ fn publish_retries_until_the_registry_answers() {
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     let publish = publish.spawn().unwrap();
-    std::thread::sleep(std::time::Duration::from_millis(400));
+    early.set_nonblocking(true).unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    loop {
+        match early.accept() {
+            Ok((connection, _)) => {
+                drop(connection);
+                break;
+            }
+            Err(error) if error.kind() == std::io::ErrorKind::WouldBlock => {
+                assert!(
+                    std::time::Instant::now() < deadline,
+                    "publish never tried the registry"
+                );
+                std::thread::sleep(std::time::Duration::from_millis(5));
+            }
+            Err(error) => panic!("{error}"),
+        }
+    }
+    drop(early);
     let _registry = Registry::start(&data, &["--addr", &format!("127.0.0.1:{port}")]);
     let output = publish.wait_with_output().unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr);
