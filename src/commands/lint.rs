@@ -253,9 +253,8 @@ pub(crate) fn lint_one(
         deny_warnings: false,
         context_window: None,
     };
-    let plan = match plan(&args, printer, cwd, 1)? {
-        Ok(plan) => plan,
-        Err(_) => anyhow::bail!("cannot lint {}", dir.display()),
+    let Ok(plan) = plan(&args, printer, cwd, 1)? else {
+        anyhow::bail!("cannot lint {}", dir.display())
     };
     let (outcomes, mut errors) = lint_jobs(&args, &plan.jobs, FixMode::Off, cwd, 1);
     if let Some(error) = errors.pop() {

@@ -174,10 +174,6 @@ pub enum PreviewFormat {
     Json,
 }
 
-#[expect(
-    clippy::needless_pass_by_value,
-    reason = "every command's `run` takes its arguments"
-)]
 pub fn run(args: PreviewArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
     let paths = common::paths_or_here(&args.paths);

@@ -71,10 +71,7 @@ pub(crate) fn run(
         out.flush()?;
         return Ok(ExitStatus::Success);
     }
-    let listed_nothing = text.is_empty()
-        && report["left_out"]
-            .as_array()
-            .is_none_or(|left_out| left_out.is_empty());
+    let listed_nothing = text.is_empty() && report["left_out"].as_array().is_none_or(Vec::is_empty);
     if args.invoke.is_none() && listed_nothing {
         super::preview::nothing_to_preview(paths, printer)?;
         return Ok(ExitStatus::Success);

@@ -477,7 +477,7 @@ mod tests {
         content_digest(hashes.iter().map(|(name, sha)| (*name, sha)))
     }
 
-    /// Go's own expected values (golang.org/x/mod at fe2ec04: sumdb/dirhash/hash_test.go and
+    /// Go's own expected values (`golang.org/x/mod` at fe2ec04: `sumdb/dirhash/hash_test.go` and
     /// zip/testdata), not recomputed here: the same algorithm computing both sides would prove
     /// nothing.
     #[test]
@@ -519,7 +519,7 @@ mod tests {
         );
     }
 
-    /// A folder's digest is Go's `HashDir` with no prefix: TestHash1's files on disk.
+    /// A folder's digest is Go's `HashDir` with no prefix: `TestHash1`'s files on disk.
     #[test]
     fn folder_digest_matches_go_hash_dir() {
         let dir = tempfile::tempdir().unwrap();

@@ -88,7 +88,7 @@ mod tests {
         }
     }
 
-    /// Every file path Go's `module.CheckFilePath` refuses (golang.org/x/mod module_test.go's
+    /// Every file path Go's `module.CheckFilePath` refuses (`golang.org/x/mod` `module_test.go`'s
     /// table, the rows marked bad for files), split into parts as skillpkg checks them, is
     /// refused; the good rows pass, except where skillpkg is stricter on purpose (a trailing
     /// space or `COM0`, which Windows mangles).

@@ -433,11 +433,11 @@ fn archives_go_to_the_project_dist_folder() {
         )
     };
     context.write("repo/.git/HEAD", "ref: refs/heads/main\n");
-    context.write("repo/skills/one/SKILL.md", &body("one"));
+    context.write("repo/skills/one/SKILL.md", body("one"));
     context.write("repo/tools/skillpkg.toml", "");
-    context.write("repo/tools/skills/two/SKILL.md", &body("two"));
+    context.write("repo/tools/skills/two/SKILL.md", body("two"));
     context.write("solo/.git/HEAD", "ref: refs/heads/main\n");
-    context.write("solo/SKILL.md", &body("solo"));
+    context.write("solo/SKILL.md", body("solo"));
     let inside = |dir: &str, args: &[&str]| {
         let mut command = context.command(args);
         command.current_dir(context.root().join(dir));

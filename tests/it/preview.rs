@@ -633,7 +633,7 @@ fn a_name_clash_says_which_one_wins() {
     let skill = |dir: &str, text: &str| {
         context.write(
             &format!("{dir}/SKILL.md"),
-            &format!("---\ndescription: {text} Use when a test needs it.\n---\nBody.\n"),
+            format!("---\ndescription: {text} Use when a test needs it.\n---\nBody.\n"),
         );
     };
     skill("home/.claude/skills/notes", "User notes.");
