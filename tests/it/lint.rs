@@ -974,4 +974,31 @@ fn a_backslash_link_is_reported_once() {
     );
     let (_, _, stderr) = run(c.command(&["lint", "--fix", "slashes"]));
     assert!(stderr.contains("Fixed 1 problem in 1 file."), "{stderr}");
+
+    // A link whose text is the path too: two findings, each its own path, each fixed.
+    c.lint_skill(
+        "twice",
+        "",
+        "Read [references\\guide.md](references\\guide.md), then run scripts\\run.sh.\n",
+    );
+    c.write("twice/references/guide.md", "# Guide\n");
+    c.write("twice/scripts/run.sh", "#!/bin/sh\necho hi\n");
+    let (_, stdout, stderr) = run(c.command(&["lint", "--format", "concise", "twice"]));
+    assert_eq!(
+        stdout,
+        "twice/SKILL.md:8:7: SK307 warning: `references\\guide.md` uses backslashes\n\
+         twice/SKILL.md:8:28: SK307 warning: `references\\guide.md` uses backslashes\n\
+         twice/SKILL.md:8:59: SK307 warning: `scripts\\run.sh` uses backslashes\n"
+    );
+    assert!(
+        stderr.contains("3 fixable with `skillpkg lint --fix`"),
+        "{stderr}"
+    );
+    let (_, _, stderr) = run(c.command(&["lint", "--fix", "twice"]));
+    assert!(stderr.contains("Fixed 3 problems in 1 file."), "{stderr}");
+    let text = fs_err::read_to_string(c.root().join("twice/SKILL.md")).unwrap();
+    assert!(
+        text.contains("Read [references/guide.md](references/guide.md), then run scripts/run.sh."),
+        "{text}"
+    );
 }

@@ -334,7 +334,13 @@ fn absolute(range: std::ops::Range<usize>, path: &str) -> Diagnostic {
 /// The end of a path that starts at `start`: up to whitespace, a quote, a backtick or `)`.
 fn path_end(text: &str, start: usize) -> usize {
     text[start..]
-        .find(|c: char| c.is_whitespace() || matches!(c, '`' | '"' | '\'' | ')' | '>' | '<' | '|'))
+        .find(|c: char| {
+            c.is_whitespace()
+                || matches!(
+                    c,
+                    '`' | '"' | '\'' | '(' | ')' | '[' | ']' | '>' | '<' | '|'
+                )
+        })
         .map_or(text.len(), |len| start + len)
         .max(start)
 }
