@@ -18,9 +18,15 @@ const BANDS: usize = 16;
 const ROWS: usize = HASHES / BANDS;
 /// The words of a description compared (a valid description has at most 1,024 characters).
 const MAX_WORDS: usize = 256;
+/// The words of each description the edit distance looks at: descriptions that differ after
+/// the first 128 words differ in what the model reads last.
+const EDITED: usize = 128;
 /// A word pair found in more descriptions than this is a set phrase ("use when the", a shared
 /// template's words), not evidence that two descriptions are alike: it makes no candidates.
 const RARE: usize = 32;
+/// How many later members of a `MinHash` bucket, and how many of the descriptions sharing rare
+/// word pairs, each description is compared with: a bound on the work per description.
+const NEIGHBOURS: usize = 16;
 
 /// The description as skillpkg reads it, if it is text.
 fn description(item: &Checked) -> Option<&str> {
@@ -137,6 +143,8 @@ fn weights(lists: &[Option<Vec<u64>>]) -> HashMap<u64, f64> {
 /// randomly" are three light edits apart. Replacing a word costs the heavier of the two, adding
 /// or removing one its weight. Pairs that cannot reach [`SIMILARITY`] are cut short (0).
 fn edit_similarity(a: &[(u64, f64)], b: &[(u64, f64)]) -> f64 {
+    // At most EDITED words of each: the distance table is their product.
+    let (a, b) = (&a[..a.len().min(EDITED)], &b[..b.len().min(EDITED)]);
     let total = |words: &[(u64, f64)]| words.iter().map(|&(_, weight)| weight).sum::<f64>();
     let (left, right) = (total(a), total(b));
     let heavier = left.max(right);
@@ -233,8 +241,13 @@ pub(crate) fn similar_descriptions(checked: &mut [Checked]) {
         let Some(left) = &compared[a] else { continue };
         for &b in others {
             let Some(right) = &compared[b] else { continue };
-            let score = jaccard(&left.trigrams, &right.trigrams)
-                .max(edit_similarity(&left.words, &right.words));
+            // Sharing most phrases settles it; the edit distance is for the rest.
+            let shared = jaccard(&left.trigrams, &right.trigrams);
+            let score = if shared >= SIMILARITY {
+                shared
+            } else {
+                edit_similarity(&left.words, &right.words)
+            };
             if score < SIMILARITY {
                 continue;
             }
@@ -313,14 +326,20 @@ fn candidates(compared: &[Option<Compared>]) -> Vec<Vec<usize>> {
         }
     }
     let mut out: Vec<Vec<usize>> = vec![Vec::new(); compared.len()];
+    let mut shared: HashMap<usize, usize> = HashMap::new();
     // Whether `b` is already a candidate of `a`, and whether its signature was compared.
     let mut stamp: Vec<usize> = vec![usize::MAX; compared.len()];
     let mut estimated: Vec<usize> = vec![usize::MAX; compared.len()];
     for a in 0..compared.len() {
         let Some(item) = &compared[a] else { continue };
         for key in &keys_of[a] {
-            for &b in &buckets[key] {
-                if b <= a || estimated[b] == a {
+            // Members are in index order. A bucket of thousands (a generator's copies) is one
+            // cluster of near-duplicates: the next few members stand for the rest, which keeps
+            // the work linear.
+            let members = &buckets[key];
+            let after = members.partition_point(|&member| member <= a);
+            for &b in &members[after..members.len().min(after + NEIGHBOURS)] {
+                if estimated[b] == a {
                     continue;
                 }
                 estimated[b] = a;
@@ -338,19 +357,28 @@ fn candidates(compared: &[Option<Compared>]) -> Vec<Vec<usize>> {
                 }
             }
         }
+        // Those sharing the most rare word pairs with it, a few at most.
+        shared.clear();
+        let mut rare = 0;
         for pair in &item.bigrams {
             let docs = &postings[pair];
             if docs.len() > RARE {
                 continue;
             }
+            rare += 1;
             for &b in docs {
-                if b <= a || stamp[b] == a {
-                    continue;
+                if b > a && stamp[b] != a {
+                    *shared.entry(b).or_default() += 1;
                 }
-                stamp[b] = a;
-                out[a].push(b);
             }
         }
+        let mut ranked: Vec<(usize, usize)> = shared
+            .iter()
+            .filter(|&(_, &count)| count * 3 >= rare.min(6))
+            .map(|(&b, &count)| (count, b))
+            .collect();
+        ranked.sort_unstable_by(|x, y| y.cmp(x));
+        out[a].extend(ranked.into_iter().take(NEIGHBOURS).map(|(_, b)| b));
     }
     out
 }
@@ -570,5 +598,50 @@ mod tests {
         assert!(jaccard(&a, &a) > 0.99);
         assert!(jaccard(&a, &b) > 0.6);
         assert!(jaccard(&a, &c) < 0.1);
+    }
+
+    /// Thousands of copies of one long description (a generator's output) cost linear work:
+    /// four times the skills take at most 6.25 times as long (quadratic would be 16 times).
+    #[test]
+    fn a_cluster_of_identical_descriptions_is_linear() {
+        let text = "Formats release notes from merged pull requests, grouped by label. ".repeat(4);
+        let skills = |n: usize| -> Vec<Checked> {
+            (0..n)
+                .map(|index| {
+                    // Three words that differ between neighbours: the edit distance decides.
+                    let tag = index % 5;
+                    let bytes = format!("---\nname: s{index}\ndescription: Tag{tag} {text} tag{tag} and t{tag}.\n---\nBody.\n");
+                    let skill = crate::skill::Skill::from_bytes(
+                        std::path::PathBuf::from(format!("s{index}/SKILL.md")),
+                        format!("s{index}"),
+                        bytes.into_bytes(),
+                    );
+                    crate::check::check_skill(skill, &[crate::agent::Target::AgentSkills])
+                })
+                .collect()
+        };
+        let time = |n: usize| {
+            (0..3)
+                .map(|_| {
+                    let mut checked = skills(n);
+                    let started = std::time::Instant::now();
+                    similar_descriptions(&mut checked);
+                    let elapsed = started.elapsed();
+                    assert!(
+                        checked
+                            .iter()
+                            .all(|item| item.diagnostics.iter().any(|d| d.rule.code == "SK602"))
+                    );
+                    elapsed
+                })
+                .min()
+                .unwrap()
+        };
+        let (small, large) = (time(500), time(2000));
+        let ratio = large.as_secs_f64() / small.as_secs_f64().max(1e-6);
+        assert!(
+            ratio <= 6.25,
+            "4x the skills took {ratio:.1}x as long ({small:?} -> {large:?})"
+        );
     }
 }
