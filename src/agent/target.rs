@@ -101,7 +101,6 @@ impl Target {
         }
     }
 
-    /// The name of the client in prose ("Claude Code 2.1.88", "claude.ai").
     /// Whether the agent shows the model `${CLAUDE_SKILL_DIR}` as written: only Claude Code
     /// substitutes it (docs/research/rendering-and-marketplaces.md §A3); Codex and
     /// Gemini CLI leave it (tests/fixtures/conformance), as do the agents that follow the spec
@@ -114,6 +113,7 @@ impl Target {
         )
     }
 
+    /// The name of the client in prose ("Claude Code 2.1.88", "claude.ai").
     pub fn display(self) -> &'static str {
         match self {
             Self::AgentSkills => "the Agent Skills spec",

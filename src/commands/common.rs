@@ -102,19 +102,80 @@ pub(crate) fn without_fragments(paths: &[PathBuf], mut skills: Vec<PathBuf>) -> 
     skills
 }
 
-/// Leaves out the skills `skillpkg install` wrote (their folder holds its marker, and
-/// skills.lock records them): they are someone else's code, which `install --locked` replaces,
-/// so they are neither the author's to fix nor a duplicate of the author's own. A skill named
-/// on the command line, by its folder or its SKILL.md, is always kept. Returns how many were
-/// left out.
+/// Leaves out the skills `skillpkg install` wrote: their folder holds its marker and a
+/// `skills.lock` records the folder (the project's, found walking up from it, or the user's for
+/// `install --global`). They are someone else's code, which `install --locked` replaces, so
+/// they are neither the author's to fix nor a duplicate of the author's own; a copy of one made
+/// by hand keeps the marker but no lockfile records it, so it is checked. A skill named on the
+/// command line, by its folder or its SKILL.md however spelt, is always kept. Returns how many
+/// were left out.
 pub(crate) fn without_installed(paths: &[PathBuf], skills: &mut Vec<PathBuf>) -> usize {
+    let canonical = |path: &Path| fs_err::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    let named: Vec<PathBuf> = paths.iter().map(|path| canonical(path)).collect();
+    let mut locks = InstalledFolders::default();
     let before = skills.len();
     skills.retain(|skill| {
         let folder = skill.parent().unwrap_or(Path::new("."));
-        paths.iter().any(|named| named == skill || named == folder)
-            || !folder.join(crate::registry::lockfile::MARKER).is_file()
+        if !folder.join(crate::registry::lockfile::MARKER).is_file() {
+            return true;
+        }
+        let (folder, file) = (canonical(folder), canonical(skill));
+        named.iter().any(|named| *named == folder || *named == file) || !locks.records(&folder)
     });
     before - skills.len()
+}
+
+/// The folders the `skills.lock` files near some skills record, each lockfile read once.
+#[derive(Default)]
+struct InstalledFolders {
+    /// Lockfile path → the folders it records, canonical.
+    read: std::collections::HashMap<PathBuf, Vec<PathBuf>>,
+}
+
+impl InstalledFolders {
+    /// Whether a `skills.lock` records `folder` (canonical): one in a folder above it, up to the
+    /// repository root, or the user's own.
+    fn records(&mut self, folder: &Path) -> bool {
+        use crate::registry::lockfile::FILE_NAME;
+        let mut candidates: Vec<(PathBuf, PathBuf)> = Vec::new();
+        for dir in folder.ancestors().skip(1).take(32) {
+            let lock = dir.join(FILE_NAME);
+            if lock.is_file() {
+                candidates.push((lock, dir.to_path_buf()));
+            }
+            if dir.join(".git").exists() {
+                break;
+            }
+        }
+        let home = std::env::var_os("HOME")
+            .or_else(|| std::env::var_os("USERPROFILE"))
+            .map(PathBuf::from);
+        if let (Some(config), Some(home)) = (crate::registry::credentials::config_dir(), home) {
+            candidates.push((config.join(FILE_NAME), home));
+        }
+        candidates.into_iter().any(|(lock, root)| {
+            self.read
+                .entry(lock.clone())
+                .or_insert_with(|| recorded_folders(&lock, &root))
+                .iter()
+                .any(|recorded| recorded == folder)
+        })
+    }
+}
+
+/// The folders `lock` records, relative to `root`, canonical; none when it cannot be read.
+fn recorded_folders(lock: &Path, root: &Path) -> Vec<PathBuf> {
+    let Ok(lockfile) = crate::registry::lockfile::Lockfile::read(lock) else {
+        return Vec::new();
+    };
+    lockfile
+        .skills
+        .iter()
+        .map(|entry| {
+            let folder = root.join(entry.folder());
+            fs_err::canonicalize(&folder).unwrap_or(folder)
+        })
+        .collect()
 }
 
 /// Says on stderr that `skipped` installed skills were left out, and how to check them.

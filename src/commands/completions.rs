@@ -4,7 +4,6 @@
 use std::io::Write as _;
 use std::path::PathBuf;
 
-use anyhow::Context as _;
 use clap::CommandFactory as _;
 
 use super::{Cli, ExitStatus};
@@ -85,11 +84,13 @@ fn write_pages(
     let mut page = Vec::new();
     clap_mangen::Man::new(command.clone()).render(&mut page)?;
     let path = dir.join(format!("{name}.1"));
-    let mut temp = tempfile::NamedTempFile::new_in(dir)
-        .with_context(|| format!("cannot write into {}", dir.display()))?;
-    temp.write_all(&page)?;
-    temp.persist(&path)
-        .with_context(|| format!("cannot write {}", path.display()))?;
+    // Readable by everyone, like any manual page (installed with sudo, read by users).
+    crate::fsx::write_atomically(
+        &path,
+        &page,
+        ".skillpkg-man-",
+        crate::fsx::Permissions::Mode(0o644),
+    )?;
     written.push(path);
     for sub in command.get_subcommands() {
         if sub.get_name() == "help" || sub.is_hide_set() {

@@ -152,15 +152,18 @@ pub fn run(args: InitArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
     write_skill(&parent, &destination, &name, &files)
         .with_context(|| format!("cannot create `{}`", shown.display()))?;
 
-    let mut err = printer.status();
     if placeholder {
+        // A warning, which --quiet keeps: the skill is not finished.
+        let mut err = printer.stderr();
         let yellow = anstyle::AnsiColor::Yellow.on_default().bold();
         writeln!(
             err,
-            "{yellow}note{yellow:#}: no --description was given and input is not a terminal, so \
-             the description is a placeholder\n"
+            "{yellow}warning{yellow:#}: no --description was given and input is not a terminal, \
+             so the description is a placeholder (`lint` reports it, `publish` refuses it)\n"
         )?;
+        err.flush()?;
     }
+    let mut err = printer.status();
     print_created(&mut err, &shown, template, &files, placeholder)?;
     err.flush()?;
     Ok(ExitStatus::Success)

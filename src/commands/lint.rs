@@ -165,6 +165,9 @@ pub fn run(args: LintArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
             plural(fixed, "problem", "problems"),
             plural(fixed_files, "file", "files")
         )?;
+        err.flush()?;
+        // A warning, which --quiet keeps.
+        let mut err = printer.stderr();
         for path in &exhausted {
             writeln!(
                 err,
@@ -226,7 +229,8 @@ fn lint_jobs(
 }
 
 /// Lints the skill in `dir` as `skillpkg lint DIR` would (its skillpkg.toml's rules and
-/// targets, or `targets` when given), for `publish`: what it found, nothing printed.
+/// targets, or `targets` when given), for `publish`: what it found, nothing printed. Placeholder
+/// text is always looked for, whatever `select` says (a level of "off" still silences it).
 pub(crate) fn lint_one(
     dir: &Path,
     targets: &[crate::agent::Target],
@@ -243,7 +247,7 @@ pub(crate) fn lint_one(
             include_installed: true,
         },
         select: Vec::new(),
-        extend_select: Vec::new(),
+        extend_select: vec![Selector::Rule(&rule::PLACEHOLDER_TEXT)],
         ignore: Vec::new(),
         fix: false,
         unsafe_fixes: false,
@@ -260,10 +264,18 @@ pub(crate) fn lint_one(
     if let Some(error) = errors.pop() {
         return Err(error);
     }
+    let folder = |path: &Path| fs_err::canonicalize(path).unwrap_or_else(|_| cwd.join(path));
+    let wanted = folder(dir);
     outcomes
         .into_iter()
         .map(|outcome| outcome.checked)
-        .find(|checked| checked.skill.path.parent() == Some(dir))
+        .find(|checked| {
+            checked
+                .skill
+                .path
+                .parent()
+                .is_some_and(|parent| folder(parent) == wanted)
+        })
         .ok_or_else(|| anyhow::anyhow!("cannot lint {}: no SKILL.md found", dir.display()))
 }
 
@@ -304,11 +316,8 @@ fn plan(
     } else {
         common::without_installed(&paths, &mut skills)
     };
-    if skills.is_empty() && found.errors.is_empty() {
-        if installed > 0 {
-            common::note_installed(installed, printer)?;
-            return Ok(Err(ExitStatus::Success));
-        }
+    // Only installed skills: an empty report (machine formats still get their document).
+    if skills.is_empty() && found.errors.is_empty() && installed == 0 {
         return Err(common::no_skills(&paths).into());
     }
     let files = files_per_skill(&skills, found.files);

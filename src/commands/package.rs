@@ -1,5 +1,6 @@
 //! `skillpkg package` and `skillpkg unpack`.
 
+use std::collections::HashMap;
 use std::io::{IsTerminal as _, Write};
 use std::path::{Path, PathBuf};
 
@@ -106,7 +107,8 @@ pub struct UnpackArgs {
 )]
 pub fn run(args: PackageArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
-    let paths = super::common::paths_or_here(&args.paths);
+    let given = super::common::paths_or_here(&args.paths);
+    let paths = skills_in(&given, printer)?;
     if args.output.is_some() && paths.len() > 1 {
         return Err(UserError {
             message: format!(
@@ -117,13 +119,15 @@ pub fn run(args: PackageArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
         }
         .into());
     }
+    let mut written = HashMap::new();
     if paths.len() == 1 {
-        return pack_one(&args, &paths[0], &cwd, printer).map(|()| ExitStatus::Success);
+        return pack_one(&args, &paths[0], &cwd, printer, &mut written)
+            .map(|()| ExitStatus::Success);
     }
     // Several skills: each is packed or refused on its own, and the worst outcome decides.
     let mut status = ExitStatus::Success;
     for path in &paths {
-        if let Err(error) = pack_one(&args, path, &cwd, printer) {
+        if let Err(error) = pack_one(&args, path, &cwd, printer, &mut written) {
             if super::is_broken_pipe(&error) {
                 return Err(error);
             }
@@ -137,8 +141,66 @@ pub fn run(args: PackageArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
     Ok(status)
 }
 
+/// The skills to pack: each path that is a skill (its folder or its SKILL.md), and the skills
+/// found under a folder that is not one (`package skills`). Among several paths, a file that is
+/// no SKILL.md (a README beside the skills, from `skills/*`) is passed over with a note.
+fn skills_in(given: &[PathBuf], printer: Printer) -> anyhow::Result<Vec<PathBuf>> {
+    let is_skill_folder = |path: &Path| {
+        ["SKILL.md", "skill.md"]
+            .iter()
+            .any(|name| path.join(name).is_file())
+    };
+    let mut out = Vec::new();
+    let mut passed_over = Vec::new();
+    for path in given {
+        if path.is_dir() && !is_skill_folder(path) {
+            let threads = std::thread::available_parallelism().map_or(2, usize::from);
+            let found = crate::skill::discover::walk(std::slice::from_ref(path), threads);
+            let skills = super::common::without_fragments(&[], found.skills);
+            if skills.is_empty() {
+                // `locate` says what is wrong with it.
+                out.push(path.clone());
+            }
+            out.extend(
+                skills
+                    .into_iter()
+                    .filter_map(|skill| skill.parent().map(Path::to_path_buf)),
+            );
+        } else if given.len() > 1
+            && path.is_file()
+            && !path
+                .file_name()
+                .is_some_and(|name| name.eq_ignore_ascii_case("SKILL.md"))
+        {
+            passed_over.push(path.display().to_string());
+        } else {
+            out.push(path.clone());
+        }
+    }
+    if !passed_over.is_empty() {
+        let mut err = printer.status();
+        writeln!(
+            err,
+            "note: passed over {}: not skills",
+            passed_over
+                .iter()
+                .map(|path| format!("`{path}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )?;
+        err.flush()?;
+    }
+    Ok(out)
+}
+
 /// Validates, selects and writes (or, with --list, lists) the skill at `path`.
-fn pack_one(args: &PackageArgs, path: &Path, cwd: &Path, printer: Printer) -> anyhow::Result<()> {
+fn pack_one(
+    args: &PackageArgs,
+    path: &Path,
+    cwd: &Path,
+    printer: Printer,
+    written: &mut HashMap<PathBuf, PathBuf>,
+) -> anyhow::Result<()> {
     let (dir, skill, targets) = locate(Some(path), &args.targets.given(), cwd)?;
 
     // 1. Validate: a skill that does not load is never packed.
@@ -164,6 +226,19 @@ fn pack_one(args: &PackageArgs, path: &Path, cwd: &Path, printer: Printer) -> an
     if args.list {
         return print_list(name, files, total, printer);
     }
+    // Two skills of one name in one run would write one archive over the other.
+    if let Some(first) = written.get(&lexical(&cwd.join(&output))) {
+        return Err(Refusal::new(
+            format!(
+                "`{}` would be written to {}, where `{}` was just packed; nothing was packed",
+                dir.display(),
+                output.display(),
+                first.display()
+            ),
+            &["give the skills different names, or package them one at a time with -o"],
+        )
+        .into());
+    }
 
     // 3. Write it: a temporary file beside the output, renamed into place.
     let prefix = match args.layout {
@@ -173,6 +248,7 @@ fn pack_one(args: &PackageArgs, path: &Path, cwd: &Path, printer: Printer) -> an
     let summary = write_with_progress(&output, &prefix, &selection)
         .map_err(|error| refused(error, cwd, printer, "package"))?;
 
+    written.insert(lexical(&cwd.join(&output)), dir.clone());
     let mut out = printer.stdout();
     writeln!(out, "{}", output.display())?;
     out.flush()?;
@@ -193,28 +269,52 @@ fn pack_one(args: &PackageArgs, path: &Path, cwd: &Path, printer: Printer) -> an
 }
 
 /// The project a skill in `dir` belongs to, whose `dist/` archives go into by default: the
-/// nearest folder above the skill with a `skillpkg.toml`, else the repository root, else the
-/// folder holding the skill. Never the skill folder itself, nor a folder inside it: a skill
-/// that is a repository of its own has its archives written beside it.
+/// nearest folder with a `skillpkg.toml` or a repository root, from the skill folder up (a
+/// skill that is a repository of its own keeps its archives in its `dist/`, which packing
+/// leaves out), else the folder holding the skill, or the project around an agent's skills
+/// folder (`proj` for `proj/.claude/skills/pdf`), never the agent's folder itself. Resolved as
+/// written: a symbolic link to a skill elsewhere belongs to the project it is in.
 fn project_root(dir: &Path, cwd: &Path) -> PathBuf {
-    let skill = fs_err::canonicalize(dir).unwrap_or_else(|_| cwd.join(dir));
-    let parent = skill.parent().unwrap_or(&skill).to_path_buf();
-    if skill.join(".git").exists() {
-        return parent;
+    let skill = lexical(&cwd.join(dir));
+    for folder in skill.ancestors() {
+        if folder.join(crate::check::config::FILE_NAME).is_file() || folder.join(".git").exists() {
+            return folder.to_path_buf();
+        }
     }
-    skill
-        .ancestors()
-        .skip(1)
-        .find(|folder| {
-            folder.join(crate::check::config::FILE_NAME).is_file() || folder.join(".git").exists()
-        })
-        .map_or(parent, Path::to_path_buf)
+    let parent = skill.parent().unwrap_or(&skill);
+    let agents_folder = parent.file_name().is_some_and(|name| name == "skills")
+        && parent
+            .parent()
+            .and_then(Path::file_name)
+            .is_some_and(|name| name.to_string_lossy().starts_with('.'));
+    match parent.parent().and_then(Path::parent) {
+        Some(project) if agents_folder => project.to_path_buf(),
+        _ => parent.to_path_buf(),
+    }
+}
+
+/// `path` with `.` and `..` resolved as written, without following symbolic links.
+fn lexical(path: &Path) -> PathBuf {
+    use std::path::Component;
+    let mut out = PathBuf::new();
+    for part in path.components() {
+        match part {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                if !out.pop() {
+                    out.push("..");
+                }
+            }
+            other => out.push(other),
+        }
+    }
+    out
 }
 
 /// `path` as seen from `base` when both are absolute: `dist`, `../../dist`. A path that shares
 /// nothing with `base` is kept absolute.
 fn relative_to(path: &Path, base: &Path) -> PathBuf {
-    let base = fs_err::canonicalize(base).unwrap_or_else(|_| base.to_path_buf());
+    let base = lexical(base);
     let mut common = 0;
     for (a, b) in path.components().zip(base.components()) {
         if a != b {

@@ -57,11 +57,8 @@ pub fn run(args: ValidateArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
     } else {
         common::without_installed(&paths, &mut skills)
     };
-    if skills.is_empty() && found.errors.is_empty() {
-        if installed > 0 {
-            common::note_installed(installed, printer)?;
-            return Ok(ExitStatus::Success);
-        }
+    // Only installed skills: an empty report (machine formats still get their document).
+    if skills.is_empty() && found.errors.is_empty() && installed == 0 {
         return Err(common::no_skills(&paths).into());
     }
 

@@ -393,7 +393,8 @@ pub fn hex(bytes: &[u8]) -> String {
 }
 
 /// Go's `dirhash.Hash1`: SHA-256 over lines `"<hex sha256>  <path>\n"` sorted by path, as
-/// `h1:` + base64.
+/// `h1:` + base64. Like Go's, it is defined only for names without a line break; packing and
+/// extracting refuse names with any control character before a digest is taken.
 pub fn content_digest<'a>(files: impl Iterator<Item = (&'a str, &'a [u8; 32])>) -> String {
     use base64::Engine as _;
     let mut lines: Vec<String> = files

@@ -44,7 +44,7 @@ pub enum SelectError {
     #[error("`{path}` is {kind}; a skill holds only regular files")]
     NotRegular { path: String, kind: &'static str },
     /// A name an archive cannot carry safely, which `unpack` would refuse.
-    #[error("`{path}` has {reason} in its name; unpack and other agents refuse such names")]
+    #[error("`{path}` has {reason} in its name, which is not portable; unpack refuses such names")]
     BadName { path: String, reason: &'static str },
     #[error(
         "`{0}` and `{1}` differ only in case; case-insensitive file systems (and unpack) keep one"

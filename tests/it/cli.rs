@@ -149,6 +149,15 @@ fn man_pages_render() {
         written.contains(&"man1/skillpkg-registry-serve.1"),
         "{stdout}"
     );
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        let mode = fs_err::metadata(context.root().join("man1/skillpkg-lint.1"))
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o644, "{mode:o}");
+    }
     let page = fs_err::read_to_string(context.root().join("man1/skillpkg-lint.1")).unwrap();
     assert!(page.contains(".TH skillpkg-lint 1"), "{page}");
     assert!(page.contains("include\\-installed"), "{page}");

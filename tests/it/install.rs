@@ -447,10 +447,45 @@ fn installed_skills_are_skipped_unless_asked_for() {
     );
     assert_eq!(code, 1, "{stderr}");
     assert!(stderr.contains("SK601"), "{stderr}");
-    // Named on the command line, it is checked.
-    let (code, _, stderr) = in_project(&context, &registry.url, &["lint", ".claude/skills/notes"]);
-    assert_eq!(code, 0, "{stderr}");
+    // Named on the command line, however spelt, it is checked.
+    for named in [
+        ".claude/skills/notes",
+        "./.claude/skills/notes/",
+        ".claude/skills/notes/SKILL.md",
+    ] {
+        let (code, _, stderr) = in_project(&context, &registry.url, &["lint", named]);
+        assert_eq!(code, 0, "{stderr}");
+        assert!(stderr.contains("SK307"), "{named}: {stderr}");
+    }
+    let mut inside = context.command(&["lint", "."]);
+    inside.current_dir(context.root().join("project/.claude/skills/notes"));
+    let (_, _, stderr) = run(inside);
     assert!(stderr.contains("SK307"), "{stderr}");
+    // Only installed skills: machine formats still get their (empty) document.
+    let (code, stdout, stderr) = in_project(
+        &context,
+        &registry.url,
+        &["validate", ".claude", "--format", "json"],
+    );
+    assert_eq!(code, 0, "{stderr}");
+    let json: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(json["summary"]["skills"], 0, "{stdout}");
+    // A copy made by hand keeps the marker, but no skills.lock records it: it is the author's.
+    let copy = context.root().join("project/skills/my-notes");
+    fs_err::create_dir_all(&copy).unwrap();
+    for file in ["SKILL.md", ".skillpkg-installed"] {
+        fs_err::copy(
+            context
+                .root()
+                .join("project/.claude/skills/notes")
+                .join(file),
+            copy.join(file),
+        )
+        .unwrap();
+    }
+    let (_, _, stderr) = in_project(&context, &registry.url, &["validate", "skills"]);
+    assert!(stderr.contains("SK108"), "the copy is checked: {stderr}");
+    fs_err::remove_dir_all(&copy).unwrap();
 
     let (code, _, stderr) = in_project(&context, &registry.url, &["lint", "--fix"]);
     assert_eq!(code, 0, "{stderr}");

@@ -895,6 +895,13 @@ fn claude_only_variable_for_agents_that_leave_it_as_written() {
     c.write("runner/scripts/run.py", "print('hi')\n");
     c.write("runner/references/guide.md", "# Guide\n");
     c.lint_skill("mover", "", "Start with `cd ${CLAUDE_SKILL_DIR}`.\n");
+    // Inline shell is Claude Code's alone, run from the project folder: the variable stays.
+    c.lint_skill(
+        "status",
+        "allowed-tools: Bash(python3 ${CLAUDE_SKILL_DIR}/scripts/status.py)\n",
+        "Current status: !`python3 ${CLAUDE_SKILL_DIR}/scripts/status.py`\n",
+    );
+    c.write("status/scripts/status.py", "print('ok')\n");
     let lint = |args: &[&str]| {
         let mut all = vec!["lint", "--format", "concise", "--select", "SK313"];
         all.extend_from_slice(args);
@@ -913,6 +920,7 @@ fn claude_only_variable_for_agents_that_leave_it_as_written() {
         "claude-code",
         "runner",
         "mover",
+        "status",
     ]);
     let lines: Vec<&str> = stdout.lines().collect();
     assert_eq!(

@@ -458,10 +458,23 @@ fn archives_go_to_the_project_dist_folder() {
         (0, "tools/dist/two.skill"),
         "{stderr}"
     );
-    // A skill that is a repository of its own: beside it.
+    // A skill that is a repository of its own keeps its archives in its dist/, which packing
+    // leaves out: the next archive is the same.
     let (code, stdout, stderr) = inside("solo", &["package", "."]);
-    assert_eq!((code, stdout.trim()), (0, "../dist/solo.skill"), "{stderr}");
-    assert!(!context.root().join("solo/dist").exists());
+    assert_eq!((code, stdout.trim()), (0, "dist/solo.skill"), "{stderr}");
+    let first = fs_err::read(context.root().join("solo/dist/solo.skill")).unwrap();
+    let (code, _, stderr) = inside("solo", &["package"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(
+        fs_err::read(context.root().join("solo/dist/solo.skill")).unwrap(),
+        first
+    );
+    // No project at all: the folder holding the skill, or the one around an agent's skills
+    // folder, never the agent's folder itself.
+    context.write("loose/.claude/skills/pdf/SKILL.md", body("pdf"));
+    let (code, stdout, stderr) = inside("loose", &["package", ".claude/skills/pdf"]);
+    assert_eq!((code, stdout.trim()), (0, "dist/pdf.skill"), "{stderr}");
+    assert!(!context.root().join("loose/.claude/skills/dist").exists());
     // --out-dir names the folder.
     let (code, stdout, stderr) = inside("repo", &["package", "skills/one", "--out-dir", "out"]);
     assert_eq!((code, stdout.trim()), (0, "out/one.skill"), "{stderr}");
@@ -496,6 +509,47 @@ fn several_skills_in_one_run() {
         "{stderr}"
     );
     assert!(!context.root().join("again/broken.skill").exists());
+    // Two skills of one name would write one archive: the second is refused, the first kept.
+    context.write("a/plain/SKILL.md", "---\nname: plain\ndescription: A plain skill for the package tests. Use when a test packs it.\n---\nOne.\n");
+    let (code, stdout, stderr) = package(&context, &["plain", "a/plain", "--out-dir", "same"]);
+    assert_eq!(
+        (code, stdout.as_str()),
+        (1, "same/plain.skill\n"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("error: `a/plain` would be written to same/plain.skill, where `plain` was just packed; nothing was packed"),
+        "{stderr}"
+    );
+    // A folder of skills is packed skill by skill; a file beside them is passed over.
+    context.write("tree/README.md", "# Skills\n");
+    context.write("tree/one/SKILL.md", "---\nname: one\ndescription: The first skill of a tree. Use when a test packs a tree.\n---\nOne.\n");
+    context.write("tree/two/SKILL.md", "---\nname: two\ndescription: The second skill of a tree. Use when a test packs it whole.\n---\nTwo.\n");
+    let (code, stdout, stderr) = package(&context, &["tree", "--out-dir", "trees"]);
+    assert_eq!(
+        (code, stdout.as_str()),
+        (0, "trees/one.skill\ntrees/two.skill\n"),
+        "{stderr}"
+    );
+    let (code, stdout, stderr) = package(
+        &context,
+        &[
+            "tree/README.md",
+            "tree/one",
+            "tree/two",
+            "--out-dir",
+            "glob",
+        ],
+    );
+    assert_eq!(
+        (code, stdout.as_str()),
+        (0, "glob/one.skill\nglob/two.skill\n"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("note: passed over `tree/README.md`: not skills"),
+        "{stderr}"
+    );
     // --output names one archive.
     let (code, _, stderr) = package(&context, &["packer", "plain", "-o", "x.skill"]);
     assert_eq!(code, 2);

@@ -911,6 +911,22 @@ fn serve_and_registry_url_messages() {
     let (code, _, stderr) = run(context.command(&["registry", "serve", "--addr", "8080"]));
     assert_eq!(code, 2, "{stderr}");
     assert!(stderr.contains("error: --addr `8080`: no port"), "{stderr}");
+    let (code, _, stderr) = run(context.command(&["registry", "serve", "--addr", ":8080"]));
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("hint: write the host too: 127.0.0.1:8080"),
+        "{stderr}"
+    );
+    let (_, _, stderr) = run(context.command(&[
+        "search",
+        "notes",
+        "--registry",
+        "https:/registry.example.com",
+    ]));
+    assert!(
+        stderr.contains("hint: write it as https://HOST or http://HOST:PORT"),
+        "{stderr}"
+    );
 
     let (code, _, stderr) =
         run(context.command(&["search", "notes", "--registry", "registry.example.com"]));

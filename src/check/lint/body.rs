@@ -136,8 +136,15 @@ pub(super) fn check_claude_only_variables(
     const VARIABLE: &str = "${CLAUDE_SKILL_DIR}";
     let text = cx.text();
     let body = cx.body();
+    // Inline shell (`!`…``) is Claude Code's alone, and it runs from the project folder: there
+    // the variable is what makes the path work, and no other agent runs it.
+    let inline: Vec<std::ops::Range<usize>> = shell::inline_commands(body)
+        .into_iter()
+        .map(|inline| inline.range)
+        .collect();
     let uses: Vec<usize> = body
         .match_indices(VARIABLE)
+        .filter(|(at, _)| !super::in_ranges(&inline, *at))
         .map(|(at, _)| cx.body_start + at)
         .filter(|&at| !talks_about(text, at, false))
         .collect();

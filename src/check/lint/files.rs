@@ -903,6 +903,16 @@ pub(super) fn check_placeholders(cx: &LintContext<'_>, out: &mut Vec<Diagnostic>
     let pattern = placeholder_pattern();
     let text = cx.text();
     let mut lines = BTreeSet::new();
+    // A description that starts with placeholder text (init's `"TODO: …"`) is left over,
+    // however it is quoted: the quotes are YAML's, not a quotation.
+    if let Some(field) = cx.doc.and_then(|doc| doc.description.as_ref())
+        && let Ok(value) = &field.value
+        && let Some(found) = pattern.find(value.trim_start())
+        && found.start() == 0
+    {
+        lines.insert(cx.source.position(field.span.start).line);
+        out.push(placeholder(found.as_str()).at(field.span.clone()));
+    }
     for found in pattern.find_iter(text) {
         if mentions_placeholder(text, found.start(), &cx.fences) {
             continue;

@@ -18,15 +18,15 @@ const BANDS: usize = 16;
 const ROWS: usize = HASHES / BANDS;
 /// The words of a description compared (a valid description has at most 1,024 characters).
 const MAX_WORDS: usize = 256;
-/// The words of each description the edit distance looks at: descriptions that differ after
-/// the first 128 words differ in what the model reads last.
+/// The longest descriptions, in words, compared by edit distance; longer ones are compared by
+/// their shared phrases (a few edits leave most of a long text's 3-grams intact).
 const EDITED: usize = 128;
 /// A word pair found in more descriptions than this is a set phrase ("use when the", a shared
 /// template's words), not evidence that two descriptions are alike: it makes no candidates.
 const RARE: usize = 32;
 /// How many later members of a `MinHash` bucket, and how many of the descriptions sharing rare
 /// word pairs, each description is compared with: a bound on the work per description.
-const NEIGHBOURS: usize = 16;
+const NEIGHBOURS: usize = 48;
 
 /// The description as skillpkg reads it, if it is text.
 fn description(item: &Checked) -> Option<&str> {
@@ -143,8 +143,11 @@ fn weights(lists: &[Option<Vec<u64>>]) -> HashMap<u64, f64> {
 /// randomly" are three light edits apart. Replacing a word costs the heavier of the two, adding
 /// or removing one its weight. Pairs that cannot reach [`SIMILARITY`] are cut short (0).
 fn edit_similarity(a: &[(u64, f64)], b: &[(u64, f64)]) -> f64 {
-    // At most EDITED words of each: the distance table is their product.
-    let (a, b) = (&a[..a.len().min(EDITED)], &b[..b.len().min(EDITED)]);
+    // The distance table is the product of the lengths: longer descriptions are compared by
+    // their shared phrases alone.
+    if a.len() > EDITED || b.len() > EDITED {
+        return 0.0;
+    }
     let total = |words: &[(u64, f64)]| words.iter().map(|&(_, weight)| weight).sum::<f64>();
     let (left, right) = (total(a), total(b));
     let heavier = left.max(right);
@@ -152,8 +155,9 @@ fn edit_similarity(a: &[(u64, f64)], b: &[(u64, f64)]) -> f64 {
         return 0.0;
     }
     let budget = (1.0 - SIMILARITY) * heavier;
-    // Every edit changes the total by at most its cost.
-    if (left - right).abs() > budget {
+    // Every edit changes the total by at most its cost; and a word of one that the other lacks
+    // costs at least its weight to remove or replace.
+    if (left - right).abs() > budget || unmatched(a, b) > budget {
         return 0.0;
     }
     // Levenshtein over words with adjacent exchanges (optimal string alignment), a row at a
@@ -199,6 +203,41 @@ fn edit_similarity(a: &[(u64, f64)], b: &[(u64, f64)]) -> f64 {
     1.0 - row[b.len()] / heavier
 }
 
+/// A lower bound of the weighted edit distance: the heavier of the weights of the words of `a`
+/// that `b` lacks and of those of `b` that `a` lacks, counted with repetition.
+fn unmatched(left: &[(u64, f64)], right: &[(u64, f64)]) -> f64 {
+    let sorted = |words: &[(u64, f64)]| {
+        let mut words = words.to_vec();
+        words.sort_unstable_by_key(|&(word, _)| word);
+        words
+    };
+    let (left, right) = (sorted(left), sorted(right));
+    let (mut at_left, mut at_right) = (0, 0);
+    let (mut only_left, mut only_right) = (0.0, 0.0);
+    loop {
+        match (left.get(at_left), right.get(at_right)) {
+            (Some(here), Some(there)) if here.0 == there.0 => {
+                at_left += 1;
+                at_right += 1;
+            }
+            (Some(here), Some(there)) if here.0 < there.0 => {
+                only_left += here.1;
+                at_left += 1;
+            }
+            (Some(_) | None, Some(there)) => {
+                only_right += there.1;
+                at_right += 1;
+            }
+            (Some(here), None) => {
+                only_left += here.1;
+                at_left += 1;
+            }
+            (None, None) => break,
+        }
+    }
+    f64::max(only_left, only_right)
+}
+
 /// What is compared of one description.
 struct Compared {
     /// Its words with their weights.
@@ -235,8 +274,35 @@ pub(crate) fn similar_descriptions(checked: &mut [Checked]) {
         })
         .collect();
     drop(weights);
-    let candidates = candidates(&compared);
     let mut best: Vec<Option<(f64, usize)>> = vec![None; checked.len()];
+    // Copies of one description are 100% the same: each is matched with the first, and only
+    // the first goes on to be compared with the rest, however many copies a generator made.
+    let mut compared = compared;
+    let mut first_of: HashMap<&[u64], usize> = HashMap::new();
+    let lists: Vec<Option<Vec<u64>>> = compared
+        .iter()
+        .map(|item| {
+            item.as_ref()
+                .map(|item| item.words.iter().map(|&(word, _)| word).collect())
+        })
+        .collect();
+    for (index, words) in lists.iter().enumerate() {
+        let Some(words) = words else { continue };
+        match first_of.get(words.as_slice()) {
+            Some(&first) => {
+                best[index] = Some((1.0, first));
+                if best[first].is_none() {
+                    best[first] = Some((1.0, index));
+                }
+                compared[index] = None;
+            }
+            None => {
+                first_of.insert(words, index);
+            }
+        }
+    }
+    drop(first_of);
+    let candidates = candidates(&compared);
     for (a, others) in candidates.iter().enumerate() {
         let Some(left) = &compared[a] else { continue };
         for &b in others {
@@ -643,5 +709,41 @@ mod tests {
             ratio <= 6.25,
             "4x the skills took {ratio:.1}x as long ({small:?} -> {large:?})"
         );
+    }
+
+    /// Long descriptions that share a long preamble and differ in their last quarter are not
+    /// "100% the same": no part of either is left out of the comparison.
+    #[test]
+    fn a_shared_preamble_is_not_the_whole_description() {
+        let words = |prefix: &str, n: usize| {
+            (0..n)
+                .map(|i| format!("{prefix}{i}"))
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        let preamble = words("w", 130);
+        let one = format!("{preamble} {}", words("a", 45));
+        let two = format!("{preamble} {}", words("b", 45));
+        let mut checked: Vec<Checked> = [one, two]
+            .iter()
+            .enumerate()
+            .map(|(index, text)| {
+                let bytes = format!("---\nname: s{index}\ndescription: {text}\n---\nBody.\n");
+                let skill = crate::skill::Skill::from_bytes(
+                    std::path::PathBuf::from(format!("s{index}/SKILL.md")),
+                    format!("s{index}"),
+                    bytes.into_bytes(),
+                );
+                crate::check::check_skill(skill, &[crate::agent::Target::AgentSkills])
+            })
+            .collect();
+        similar_descriptions(&mut checked);
+        let found: Vec<&str> = checked
+            .iter()
+            .flat_map(|item| &item.diagnostics)
+            .filter(|d| d.rule.code == "SK602")
+            .map(|d| d.message.as_str())
+            .collect();
+        assert!(found.is_empty(), "{found:?}");
     }
 }

@@ -71,6 +71,15 @@ fn listen_address(addr: &str) -> anyhow::Result<SocketAddr> {
     if !addr.contains(':') {
         return Err(bad("no port".into()).into());
     }
+    if addr.starts_with(':') {
+        return Err(UserError {
+            message: format!("--addr `{addr}` has no host"),
+            hints: vec![format!(
+                "write the host too: 127.0.0.1{addr} (this machine only) or 0.0.0.0{addr} (every interface)"
+            )],
+        }
+        .into());
+    }
     let found: Vec<SocketAddr> = addr
         .to_socket_addrs()
         .map_err(|error| bad(error.to_string()))?

@@ -98,7 +98,11 @@ fn client_error(error: ClientError) -> anyhow::Error {
         ClientError::BadUrl(url) => {
             let host = url.split_once("://").map_or(url.as_str(), |(_, rest)| rest);
             let host = host.trim_start_matches('/');
-            with_scheme = if host.is_empty() || host.ends_with(':') || host.contains("//") {
+            with_scheme = if host.is_empty()
+                || host.contains(":/")
+                || host.ends_with(':')
+                || host.contains("//")
+            {
                 "write it as https://HOST or http://HOST:PORT".to_owned()
             } else {
                 format!(

@@ -784,45 +784,77 @@ fn publish_refuses_lint_errors_and_placeholders() {
     let alice = registry.token("alice");
     let (code, _, stderr) = run(context.command(&["init", "draft"]));
     assert_eq!(code, 0, "{stderr}");
-    let publish = |extra: &[&str]| {
-        let mut args = vec!["publish", "draft", "--version", "1.0.0"];
+    let publish = |path: &str, extra: &[&str]| {
+        let mut args = vec!["publish", path, "--version", "1.0.0"];
         args.extend_from_slice(extra);
         cli(&context, &registry, Some(&alice), &args)
     };
-    let (code, stdout, stderr) = publish(&[]);
-    assert_eq!((code, stdout.as_str()), (1, ""), "{stderr}");
+    // Only the description is left from the template: the body's own TODO lines are gone.
+    let skill_md = context.root().join("draft/SKILL.md");
+    let text = fs_err::read_to_string(&skill_md).unwrap();
+    let mut description_only = text
+        .lines()
+        .filter(|line| line.starts_with("description:") || !line.contains("TODO"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    description_only.push('\n');
     assert!(
-        stderr.contains("warning[SK209]: `TODO:` looks like text left from a template"),
+        description_only.contains("description: \"TODO: "),
+        "{description_only}"
+    );
+    fs_err::write(&skill_md, &description_only).unwrap();
+    let (code, _, stderr) = run(context.command(&["lint", "draft"]));
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stderr.contains(
+            "warning[SK209]: `TODO:` looks like text left from a template\n --> draft/SKILL.md:3:14"
+        ),
         "{stderr}"
     );
+    let (code, stdout, stderr) = publish("draft", &[]);
+    assert_eq!((code, stdout.as_str()), (1, ""), "{stderr}");
     assert!(
         stderr.contains(
             "error: `skillpkg lint` reports errors or placeholder text; nothing was published"
         ),
         "{stderr}"
     );
+    // A skillpkg.toml that selects other rules does not switch the check off.
+    context.write("skillpkg.toml", "[lint]\nselect = [\"SK3\"]\n");
+    let (code, _, stderr) = publish("draft", &[]);
+    assert_eq!(code, 1, "{stderr}");
+    // The same from inside the skill's folder, however it is named.
+    for path in [None, Some("."), Some("./"), Some("SKILL.md")] {
+        let mut args = vec!["publish", "--version", "1.0.0", "--dry-run"];
+        args.extend(path);
+        let mut command = context.command(&args);
+        command
+            .current_dir(context.root().join("draft"))
+            .env("SKILLPKG_REGISTRY", &registry.url);
+        let (code, _, stderr) = run(command);
+        assert_eq!(code, 1, "{path:?}: {stderr}");
+        assert!(
+            stderr.contains("nothing was published"),
+            "{path:?}: {stderr}"
+        );
+    }
     let (code, _, stderr) = cli(&context, &registry, None, &["info", "draft"]);
     assert_eq!(code, 1, "nothing was published: {stderr}");
-    // Finished: published, with the lint warning that remains noted.
-    let skill_md = context.root().join("draft/SKILL.md");
-    let text = fs_err::read_to_string(&skill_md).unwrap();
-    let finished = text
-        .lines()
-        .filter(|line| !line.contains("TODO"))
-        .collect::<Vec<_>>()
-        .join("\n")
-        .replace("name: draft\n", "name: draft\ndescription: Drafts release notes from merged pull requests. Use when the user asks for release notes.\n");
-    fs_err::write(&skill_md, format!("{finished}\n")).unwrap();
-    let (code, _, stderr) = publish(&[]);
-    assert_eq!(code, 0, "{stderr}");
     // --no-lint publishes a draft as it is.
-    fs_err::write(&skill_md, text.replace("name: draft", "name: draft2")).unwrap();
-    fs_err::rename(context.root().join("draft"), context.root().join("draft2")).unwrap();
-    let (code, _, stderr) = cli(
-        &context,
-        &registry,
-        Some(&alice),
-        &["publish", "draft2", "--version", "1.0.0", "--no-lint"],
+    let (code, _, stderr) = publish("draft", &["--no-lint"]);
+    assert_eq!(code, 0, "{stderr}");
+    // Finished, it is published without the flag; from inside its folder too.
+    let finished = description_only.replace(
+        text.lines().find(|line| line.starts_with("description:")).unwrap(),
+        "description: Drafts release notes from merged pull requests. Use when the user asks for release notes.",
     );
+    fs_err::write(&skill_md, finished).unwrap();
+    let mut command = context.command(&["publish", ".", "--version", "1.1.0"]);
+    command
+        .current_dir(context.root().join("draft"))
+        .env("SKILLPKG_REGISTRY", &registry.url)
+        .env("SKILLPKG_CONFIG_DIR", context.root().join("config"))
+        .env("SKILLPKG_TOKEN", &alice);
+    let (code, _, stderr) = run(command);
     assert_eq!(code, 0, "{stderr}");
 }
