@@ -8,6 +8,11 @@ its copy. Recall is the share of pairs that `lint` reports as similar; the origi
 as similar to anything but their own copy are listed too. Seeded, so every run is the same.
 
     benches/realworld/similar.py [--skillpkg target/release/skillpkg] [--count 300] [--seed 1]
+
+With `--corpus DIR` (the synthetic corpus `cargo bench --bench validate` generates, with its
+`DIR.manifest.tsv`) it reports instead SK602's findings on the corpus's valid skills, and how
+many of them pair skills of different tasks (another verb or noun in "Use when the user asks to
+VERB NOUN"): the false reports that weighting rare words must prevent.
 """
 
 import argparse
@@ -105,7 +110,10 @@ def main():
     parser.add_argument("--skillpkg", default=str(ROOT / "target" / "release" / "skillpkg"))
     parser.add_argument("--count", type=int, default=300)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--corpus", help="a generated corpus folder, to count false reports on")
     args = parser.parse_args()
+    if args.corpus:
+        return corpus(args.skillpkg, Path(args.corpus))
     found = descriptions()
     if not found:
         sys.exit("no checkouts: run benches/realworld/realworld.py fetch first")
@@ -147,6 +155,36 @@ def main():
         print(f"  missed ({where}):\n    {text}\n    {copy}")
     for me, other, message in strays[:10]:
         print(f"  stray: {me} ~ {other}: {message}")
+
+
+def corpus(skillpkg, root):
+    """SK602 on the valid skills of a generated corpus, and those between different tasks."""
+    manifest = dict(
+        line.split("\t") for line in Path(f"{root}.manifest.tsv").read_text().splitlines() if line
+    )
+    run = subprocess.run(
+        [skillpkg, "lint", "--format", "json", "--select", "SK602", str(root)],
+        capture_output=True, check=False,
+    )
+
+    def task(name):
+        text = (root / name / "SKILL.md").read_text(encoding="utf-8")
+        found = re.search(r"Use when the user asks to (\w+) (\w+)", text)
+        return found.groups() if found else None
+
+    findings = across = 0
+    for skill in json.loads(run.stdout)["skills"]:
+        me = folder(skill["path"])
+        if manifest.get(me) != "valid":
+            continue
+        for diagnostic in skill["diagnostics"]:
+            findings += 1
+            other = folder(re.search(r"`([^`]+)`", diagnostic["message"]).group(1))
+            if task(me) != task(other):
+                across += 1
+                print(f"  {me} ~ {other}: {diagnostic['message'].split(' as ')[0]}")
+    print(f"{skillpkg}: {findings} SK602 findings on the valid skills of {root}, "
+          f"{across} between skills of different tasks")
 
 
 if __name__ == "__main__":
