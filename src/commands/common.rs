@@ -108,8 +108,15 @@ pub(crate) fn without_fragments(paths: &[PathBuf], mut skills: Vec<PathBuf>) -> 
 /// they are neither the author's to fix nor a duplicate of the author's own; a copy of one made
 /// by hand keeps the marker but no lockfile records it, so it is checked. A skill named on the
 /// command line, by its folder or its SKILL.md however spelt, is always kept. Returns how many
-/// were left out.
-pub(crate) fn without_installed(paths: &[PathBuf], skills: &mut Vec<PathBuf>) -> usize {
+/// were left out (none with `--include-installed`).
+pub(crate) fn without_installed(
+    paths: &[PathBuf],
+    skills: &mut Vec<PathBuf>,
+    args: &CheckArgs,
+) -> usize {
+    if args.include_installed {
+        return 0;
+    }
     let canonical = |path: &Path| fs_err::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
     let named: Vec<PathBuf> = paths.iter().map(|path| canonical(path)).collect();
     let mut locks = InstalledFolders::default();
@@ -143,7 +150,7 @@ impl InstalledFolders {
             if lock.is_file() {
                 candidates.push((lock, dir.to_path_buf()));
             }
-            if dir.join(".git").exists() {
+            if crate::check::folder_facts(dir).repository {
                 break;
             }
         }
@@ -215,16 +222,12 @@ pub(crate) fn verbose_plan<'a>(
             None => groups.push((key, 1)),
         }
     }
-    let shown: Vec<String> = paths
-        .iter()
-        .map(|path| format!("`{}`", path.display()))
-        .collect();
     let mut out = printer.verbose();
     writeln!(
         out,
         "found {total} {} under {}",
         crate::output::plural(total, "skill", "skills"),
-        shown.join(", ")
+        quoted(paths)
     )?;
     for (targets, count) in groups {
         writeln!(out, "  {count} checked for {targets}")?;
@@ -232,14 +235,19 @@ pub(crate) fn verbose_plan<'a>(
     out.flush()
 }
 
+/// `paths` as messages name them: "`a`, `b`".
+pub(crate) fn quoted<P: AsRef<Path>>(paths: &[P]) -> String {
+    paths
+        .iter()
+        .map(|path| format!("`{}`", path.as_ref().display()))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// The error for paths that hold no skill.
 pub(crate) fn no_skills(paths: &[PathBuf]) -> UserError {
-    let shown: Vec<String> = paths
-        .iter()
-        .map(|path| format!("`{}`", path.display()))
-        .collect();
     UserError {
-        message: format!("no SKILL.md found in {}", shown.join(", ")),
+        message: format!("no SKILL.md found in {}", quoted(paths)),
         hints: vec![
             "a skill is a folder that holds a SKILL.md; pass that folder, the file, or a folder containing skills".into(),
         ],

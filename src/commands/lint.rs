@@ -311,11 +311,7 @@ fn plan(
         .collect();
     let found = discover::walk_with_files(&roots, threads);
     let mut skills = common::without_fragments(&roots, common::each_once(&roots, found.skills));
-    let installed = if args.check.include_installed {
-        0
-    } else {
-        common::without_installed(&paths, &mut skills)
-    };
+    let installed = common::without_installed(&paths, &mut skills, &args.check);
     // Only installed skills: an empty report (machine formats still get their document).
     if skills.is_empty() && found.errors.is_empty() && installed == 0 {
         return Err(common::no_skills(&paths).into());

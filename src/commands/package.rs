@@ -145,15 +145,10 @@ pub fn run(args: PackageArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
 /// found under a folder that is not one (`package skills`). Among several paths, a file that is
 /// no SKILL.md (a README beside the skills, from `skills/*`) is passed over with a note.
 fn skills_in(given: &[PathBuf], printer: Printer) -> anyhow::Result<Vec<PathBuf>> {
-    let is_skill_folder = |path: &Path| {
-        ["SKILL.md", "skill.md"]
-            .iter()
-            .any(|name| path.join(name).is_file())
-    };
     let mut out = Vec::new();
     let mut passed_over = Vec::new();
     for path in given {
-        if path.is_dir() && !is_skill_folder(path) {
+        if path.is_dir() && skill_file(path).is_none() {
             let threads = std::thread::available_parallelism().map_or(2, usize::from);
             let found = crate::skill::discover::walk(std::slice::from_ref(path), threads);
             let skills = super::common::without_fragments(&[], found.skills);
@@ -172,7 +167,7 @@ fn skills_in(given: &[PathBuf], printer: Printer) -> anyhow::Result<Vec<PathBuf>
                 .file_name()
                 .is_some_and(|name| name.eq_ignore_ascii_case("SKILL.md"))
         {
-            passed_over.push(path.display().to_string());
+            passed_over.push(path.clone());
         } else {
             out.push(path.clone());
         }
@@ -182,11 +177,7 @@ fn skills_in(given: &[PathBuf], printer: Printer) -> anyhow::Result<Vec<PathBuf>
         writeln!(
             err,
             "note: passed over {}: not skills",
-            passed_over
-                .iter()
-                .map(|path| format!("`{path}`"))
-                .collect::<Vec<_>>()
-                .join(", ")
+            super::common::quoted(&passed_over)
         )?;
         err.flush()?;
     }
@@ -268,6 +259,14 @@ fn pack_one(
     Ok(())
 }
 
+/// The skill file of the folder `dir`: its SKILL.md, or a lowercase skill.md.
+fn skill_file(dir: &Path) -> Option<PathBuf> {
+    ["SKILL.md", "skill.md"]
+        .iter()
+        .map(|name| dir.join(name))
+        .find(|candidate| candidate.is_file())
+}
+
 /// The project a skill in `dir` belongs to, whose `dist/` archives go into by default: the
 /// nearest folder with a `skillpkg.toml` or a repository root, from the skill folder up (a
 /// skill that is a repository of its own keeps its archives in its `dist/`, which packing
@@ -277,7 +276,9 @@ fn pack_one(
 fn project_root(dir: &Path, cwd: &Path) -> PathBuf {
     let skill = lexical(&cwd.join(dir));
     for folder in skill.ancestors() {
-        if folder.join(crate::check::config::FILE_NAME).is_file() || folder.join(".git").exists() {
+        if folder.join(crate::check::config::FILE_NAME).is_file()
+            || crate::check::folder_facts(folder).repository
+        {
             return folder.to_path_buf();
         }
     }
@@ -375,11 +376,7 @@ pub(crate) fn locate(
     } else {
         dir
     };
-    let skill_file = ["SKILL.md", "skill.md"]
-        .iter()
-        .map(|name| dir.join(name))
-        .find(|candidate| candidate.is_file());
-    let Some(skill_file) = skill_file else {
+    let Some(skill_file) = skill_file(&dir) else {
         return Err(UserError {
             message: format!(
                 "`{}` has no SKILL.md, so it is not a skill folder",

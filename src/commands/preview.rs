@@ -262,16 +262,12 @@ pub fn run(args: PreviewArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
 
 /// Says on stderr that the agent would list no skill from `paths`.
 pub(super) fn nothing_to_preview(paths: &[PathBuf], printer: Printer) -> std::io::Result<()> {
-    let shown: Vec<String> = paths
-        .iter()
-        .map(|path| format!("`{}`", path.display()))
-        .collect();
     let mut err = printer.status();
     writeln!(
         err,
         "note: no skills found in {}: nothing to preview (a skill is a folder holding a \
          SKILL.md; `skillpkg init NAME` creates one)",
-        shown.join(", ")
+        common::quoted(paths)
     )?;
     err.flush()
 }

@@ -52,11 +52,7 @@ pub fn run(args: ValidateArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
 
     let found = discover::walk(&paths, threads);
     let mut skills = common::without_fragments(&paths, common::each_once(&paths, found.skills));
-    let installed = if args.check.include_installed {
-        0
-    } else {
-        common::without_installed(&paths, &mut skills)
-    };
+    let installed = common::without_installed(&paths, &mut skills, &args.check);
     // Only installed skills: an empty report (machine formats still get their document).
     if skills.is_empty() && found.errors.is_empty() && installed == 0 {
         return Err(common::no_skills(&paths).into());

@@ -260,10 +260,32 @@ pub(crate) fn similar_descriptions(checked: &mut [Checked]) {
         })
         .collect();
     let weights = weights(&lists);
+    let mut best: Vec<Option<(f64, usize)>> = vec![None; checked.len()];
+    // Copies of one description are 100% the same: each is matched with the first, and only
+    // the first goes on to be compared with the rest, however many copies a generator made.
+    let mut copy = vec![false; lists.len()];
+    let mut first_of: HashMap<&[u64], usize> = HashMap::new();
+    for (index, words) in lists.iter().enumerate() {
+        let Some(words) = words else { continue };
+        match first_of.get(words.as_slice()) {
+            Some(&first) => {
+                best[index] = Some((1.0, first));
+                if best[first].is_none() {
+                    best[first] = Some((1.0, index));
+                }
+                copy[index] = true;
+            }
+            None => {
+                first_of.insert(words, index);
+            }
+        }
+    }
+    drop(first_of);
     let compared: Vec<Option<Compared>> = lists
         .into_iter()
-        .map(|words| {
-            words.map(|words| Compared {
+        .zip(copy)
+        .map(|(words, copy)| {
+            words.filter(|_| !copy).map(|words| Compared {
                 trigrams: grams(&words, 3),
                 bigrams: grams(&words, 2),
                 words: words
@@ -274,34 +296,6 @@ pub(crate) fn similar_descriptions(checked: &mut [Checked]) {
         })
         .collect();
     drop(weights);
-    let mut best: Vec<Option<(f64, usize)>> = vec![None; checked.len()];
-    // Copies of one description are 100% the same: each is matched with the first, and only
-    // the first goes on to be compared with the rest, however many copies a generator made.
-    let mut compared = compared;
-    let mut first_of: HashMap<&[u64], usize> = HashMap::new();
-    let lists: Vec<Option<Vec<u64>>> = compared
-        .iter()
-        .map(|item| {
-            item.as_ref()
-                .map(|item| item.words.iter().map(|&(word, _)| word).collect())
-        })
-        .collect();
-    for (index, words) in lists.iter().enumerate() {
-        let Some(words) = words else { continue };
-        match first_of.get(words.as_slice()) {
-            Some(&first) => {
-                best[index] = Some((1.0, first));
-                if best[first].is_none() {
-                    best[first] = Some((1.0, index));
-                }
-                compared[index] = None;
-            }
-            None => {
-                first_of.insert(words, index);
-            }
-        }
-    }
-    drop(first_of);
     let candidates = candidates(&compared);
     for (a, others) in candidates.iter().enumerate() {
         let Some(left) = &compared[a] else { continue };
