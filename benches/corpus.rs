@@ -353,3 +353,62 @@ pub(crate) fn big_skill(out: &Path, bytes: u64, files: usize, seed: u64) -> io::
     }
     Ok(())
 }
+
+/// A skill of `files` files of word-like text around `around` bytes each (±20 %): words made
+/// of two to four syllables from a vocabulary of 4,000, drawn with a Zipf-like skew, in
+/// sentences and paragraphs, like prose or documentation in a language the compressor has
+/// not seen. Text of the 20 words above compresses far better than real text; this does not.
+#[allow(clippy::cast_possible_truncation)]
+pub(crate) fn word_text_skill(out: &Path, files: usize, around: usize, seed: u64) -> io::Result<()> {
+    const SYLLABLES: &[&str] = &[
+        "ka", "lo", "mi", "ne", "ru", "sa", "ti", "po", "ve", "da", "gri", "stan", "por", "tel",
+        "min", "quo", "ber", "lin", "ex", "al", "on", "ur", "ith", "dre", "cla", "fo", "ment",
+        "tion", "ble", "ing", "ous", "er", "ly", "pre", "con", "dis", "ad", "com", "vi", "za",
+    ];
+    let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
+    let vocabulary: Vec<String> = (0..4000)
+        .map(|_| {
+            (0..rng.range(1, 4))
+                .map(|_| rng.pick(SYLLABLES))
+                .collect::<String>()
+        })
+        .collect();
+    fs_err::create_dir_all(out.join("references"))?;
+    fs_err::write(
+        out.join("SKILL.md"),
+        "---\nname: word-text\ndescription: A skill of word-like text for packaging benchmarks. Use when measuring skillpkg package.\n---\n\n# Word text\n\nRead the files under `references/`.\n",
+    )?;
+    for index in 0..files {
+        let size = around * 4 / 5 + rng.below(around * 2 / 5 + 1);
+        let mut text = String::with_capacity(size + 64);
+        let mut sentence_start = true;
+        while text.len() < size {
+            // Zipf-like: the square of a uniform index favours the first words.
+            let pick = rng.below(vocabulary.len());
+            let word = &vocabulary[pick * pick / vocabulary.len()];
+            if sentence_start {
+                text.push_str(&capitalise(word));
+                sentence_start = false;
+            } else {
+                text.push_str(word);
+            }
+            match rng.below(40) {
+                0..=2 => {
+                    text.push_str(". ");
+                    sentence_start = true;
+                }
+                3 => text.push_str(", "),
+                4 => {
+                    text.push_str(".\n\n");
+                    sentence_start = true;
+                }
+                _ => text.push(' '),
+            }
+        }
+        text.truncate(size);
+        let folder = out.join(format!("references/part-{:02}", index % 20));
+        fs_err::create_dir_all(&folder)?;
+        fs_err::write(folder.join(format!("text-{index:04}.md")), text)?;
+    }
+    Ok(())
+}

@@ -2,12 +2,16 @@
 //! contents and executable bits.
 //!
 //! Entries are sorted; every timestamp is 1980-01-01 00:00; modes are 0644 or 0755; there are
-//! no folder entries and no extra fields. A file is deflated at level 5 (with zlib-rs: half the
-//! time of level 6 for 1.3 % more bytes on the benchmark tree) unless that would not shrink it
-//! (its first 64 KiB do not compress below 97 %, or the whole does not shrink): then it is
-//! stored. All of that is a function of the content alone, so two machines write the same
-//! bytes. Files are compressed on every core in bounded batches, so memory stays flat whatever
-//! the bundle size; a file larger than a batch is streamed on its own.
+//! no folder entries and no extra fields. Each file is read whole and deflated once, by
+//! libdeflate at level 6: on the benchmark trees (`cargo bench --bench package`) that is a
+//! quarter of the CPU time of zlib at the same level for archives within 0.5 % of Info-ZIP's
+//! `zip -6`. A file is stored instead when deflating would not shrink it, or when its first
+//! 64 KiB look random (every byte value about equally common: already compressed, like PNG,
+//! PDF streams, fonts or archives), which a byte histogram tells far more cheaply than trying.
+//! All of that is a function of the content alone, so two machines write the same bytes.
+//! Files are compressed on every core in bounded batches, so memory stays flat whatever the
+//! bundle size; a file larger than a batch is streamed on its own through zlib (level 6),
+//! since libdeflate compresses whole buffers only.
 
 use std::io::{self, Read, Write};
 use std::path::Path;
@@ -19,11 +23,13 @@ use sha2::{Digest, Sha256};
 use super::select::PackFile;
 
 /// The deflate level: fixed, so the bytes never change.
-const LEVEL: u32 = 5;
+const LEVEL: i32 = 6;
 /// Files up to this size are compressed in memory, in parallel.
 const BATCH_BYTES: u64 = 16 * 1024 * 1024;
-/// A sample this big decides whether compressing is worth it.
+/// A sample this big decides whether compressing is worth trying.
 const SAMPLE: usize = 64 * 1024;
+/// Samples shorter than this are too short to judge; such files are simply tried.
+const MIN_SAMPLE: usize = 4096;
 /// Sizes the zip format holds without zip64.
 const ZIP32_LIMIT: u64 = 0xFFFF_FFFF;
 /// 1980-01-01 00:00:00 in MS-DOS form.
@@ -91,21 +97,16 @@ fn prepare(file: &PackFile) -> io::Result<Prepared> {
     let crc = crc32fast::hash(&content);
     let sha256: [u8; 32] = Sha256::digest(&content).into();
     let size = content.len() as u64;
-    let worth_it = {
-        let sample = &content[..content.len().min(SAMPLE)];
-        sample.len() < 64 || deflate(sample)?.len() * 100 < sample.len() * 97
-    };
-    if worth_it {
-        let data = deflate(&content)?;
-        if (data.len() as u64) < size {
-            return Ok(Prepared {
-                method: 8,
-                crc,
-                size,
-                data,
-                sha256,
-            });
-        }
+    if !looks_random(&content[..content.len().min(SAMPLE)])
+        && let Some(data) = deflate(&content)?
+    {
+        return Ok(Prepared {
+            method: 8,
+            crc,
+            size,
+            data,
+            sha256,
+        });
     }
     Ok(Prepared {
         method: 0,
@@ -116,11 +117,47 @@ fn prepare(file: &PackFile) -> io::Result<Prepared> {
     })
 }
 
-fn deflate(data: &[u8]) -> io::Result<Vec<u8>> {
-    let mut encoder =
-        DeflateEncoder::new(Vec::with_capacity(data.len() / 2), Compression::new(LEVEL));
-    encoder.write_all(data)?;
-    encoder.finish()
+/// Whether `sample` is long enough to judge and its byte values are so evenly spread that
+/// deflate would not shrink it: the sum of the squared counts of each byte value is within
+/// 3 % of what uniformly random bytes give (n²/256 + n). Text scores many times that; even
+/// x86 code or a PNG's pixel rows in the clear score several times. Integers only, so every
+/// machine decides alike.
+fn looks_random(sample: &[u8]) -> bool {
+    if sample.len() < MIN_SAMPLE {
+        return false;
+    }
+    let mut counts = [0u64; 256];
+    for &byte in sample {
+        counts[usize::from(byte)] += 1;
+    }
+    let n = sample.len() as u64;
+    let squares: u64 = counts.iter().map(|count| count * count).sum();
+    // 256 · Σc² ≤ 1.03 · (n² + 256 n)
+    squares * 256 * 100 <= (n * n + 256 * n) * 103
+}
+
+thread_local! {
+    /// Each thread's compressor: making one allocates its hash tables, so it is kept.
+    static COMPRESSOR: std::cell::RefCell<libdeflater::Compressor> = std::cell::RefCell::new(
+        libdeflater::Compressor::new(
+            libdeflater::CompressionLvl::new(LEVEL).unwrap_or_default(),
+        ),
+    );
+}
+
+/// `data` deflated, or `None` when that would not make it smaller.
+fn deflate(data: &[u8]) -> io::Result<Option<Vec<u8>>> {
+    COMPRESSOR.with_borrow_mut(|compressor| {
+        // Only output shorter than the input is of use, so the buffer never needs to be larger.
+        let mut out = vec![0u8; data.len().saturating_sub(1)];
+        match compressor.deflate_compress(data, &mut out) {
+            Ok(written) => {
+                out.truncate(written);
+                Ok(Some(out))
+            }
+            Err(libdeflater::CompressionError::InsufficientSpace) => Ok(None),
+        }
+    })
 }
 
 /// Writes the archive of `files` to `out`, each under `prefix` (`name/`, or empty for the flat
@@ -305,7 +342,7 @@ fn stream<W: Write>(out: &mut Tally<W>, prefix: &str, file: &PackFile) -> io::Re
     let mut crc = crc32fast::Hasher::new();
     let mut hash = Sha256::new();
     let mut size = 0u64;
-    let mut encoder = DeflateEncoder::new(&mut *out, Compression::new(LEVEL));
+    let mut encoder = DeflateEncoder::new(&mut *out, Compression::new(LEVEL.unsigned_abs()));
     let mut buffer = vec![0u8; 256 * 1024];
     loop {
         let n = reader.read(&mut buffer)?;
@@ -476,6 +513,108 @@ mod tests {
             .map(|(name, data)| (*name, Sha256::digest(data).into()))
             .collect();
         content_digest(hashes.iter().map(|(name, sha)| (*name, sha)))
+    }
+
+    /// xorshift64* bytes: the same on every machine.
+    fn random_bytes(len: usize, seed: u64) -> Vec<u8> {
+        let mut state = seed | 1;
+        (0..len)
+            .map(|_| {
+                state ^= state >> 12;
+                state ^= state << 25;
+                state ^= state >> 27;
+                state.wrapping_mul(0x2545_F491_4F6C_DD1D).to_le_bytes()[7]
+            })
+            .collect()
+    }
+
+    fn prose(len: usize) -> Vec<u8> {
+        let words = [
+            "the", "skill", "reads", "a", "file", "and", "writes", "its", "report", "when",
+            "asked", "to", "check", "tables", "charts", "or", "logs", "in", "each", "folder",
+        ];
+        let mut text = String::new();
+        for (index, choice) in random_bytes(len, 9).into_iter().enumerate() {
+            if text.len() >= len {
+                break;
+            }
+            text.push_str(words[usize::from(choice) % words.len()]);
+            text.push(if index % 11 == 10 { '\n' } else { ' ' });
+        }
+        text.truncate(len);
+        text.into_bytes()
+    }
+
+    fn prepared(content: &[u8]) -> Prepared {
+        let dir = tempfile::tempdir().unwrap();
+        let source = dir.path().join("file");
+        fs_err::write(&source, content).unwrap();
+        prepare(&PackFile {
+            path: "file".into(),
+            source,
+            size: content.len() as u64,
+            executable: false,
+        })
+        .unwrap()
+    }
+
+    fn inflate(data: &[u8]) -> Vec<u8> {
+        let mut out = Vec::new();
+        flate2::read::DeflateDecoder::new(data)
+            .read_to_end(&mut out)
+            .unwrap();
+        out
+    }
+
+    #[test]
+    fn random_looking_samples_are_told_from_compressible_ones() {
+        assert!(looks_random(&random_bytes(SAMPLE, 1)));
+        assert!(looks_random(&random_bytes(MIN_SAMPLE, 2)));
+        // Already-deflated data is as flat as random bytes.
+        let mut compressed = prepared(&prose(400_000)).data;
+        compressed.truncate(SAMPLE);
+        assert!(compressed.len() >= MIN_SAMPLE);
+        assert!(looks_random(&compressed));
+        assert!(!looks_random(&prose(SAMPLE)));
+        assert!(!looks_random(&vec![0u8; SAMPLE]));
+        // Random bytes over half the alphabet are still compressible: not random-looking.
+        let half: Vec<u8> = random_bytes(SAMPLE, 3).iter().map(|b| b & 0x7f).collect();
+        assert!(!looks_random(&half));
+        // Too short to judge: tried instead.
+        assert!(!looks_random(&random_bytes(MIN_SAMPLE - 1, 4)));
+    }
+
+    #[test]
+    fn each_file_is_deflated_once_or_stored() {
+        let text = prose(50_000);
+        let deflated = prepared(&text);
+        assert_eq!(deflated.method, 8);
+        assert!(deflated.data.len() * 4 < text.len());
+        assert_eq!(inflate(&deflated.data), text);
+        assert_eq!(deflated.crc, crc32fast::hash(&text));
+        // Random bytes are stored, whatever their size; so is what would not shrink.
+        for content in [random_bytes(200_000, 5), random_bytes(100, 6), b"ab".to_vec(), Vec::new()] {
+            let stored = prepared(&content);
+            assert_eq!(stored.method, 0, "{} bytes", content.len());
+            assert_eq!(stored.data, content);
+        }
+        // Short text that deflate does shrink is deflated.
+        let short = prose(300);
+        let small = prepared(&short);
+        assert_eq!(small.method, 8);
+        assert_eq!(inflate(&small.data), short);
+    }
+
+    #[test]
+    fn the_same_content_gives_the_same_bytes() {
+        let text = prose(300_000);
+        assert_eq!(prepared(&text).data, prepared(&text).data);
+        // Deflating into a buffer one byte shorter than the input gives the bytes a roomy
+        // buffer would.
+        let mut roomy = libdeflater::Compressor::new(libdeflater::CompressionLvl::new(LEVEL).unwrap());
+        let mut out = vec![0u8; roomy.deflate_compress_bound(text.len())];
+        let written = roomy.deflate_compress(&text, &mut out).unwrap();
+        assert_eq!(prepared(&text).data, out[..written]);
     }
 
     /// Go's own expected values (`golang.org/x/mod` at fe2ec04: `sumdb/dirhash/hash_test.go` and
