@@ -4,7 +4,29 @@
 //! the order of the input, whichever thread produced them. Threads take the next item from a
 //! shared counter, so a few slow items (a 900-line SKILL.md) do not leave a core idle.
 
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// The cores this process may use (asked once: on Linux the answer reads cgroup files).
+pub(crate) fn cores() -> usize {
+    static CORES: OnceLock<usize> = OnceLock::new();
+    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(2, usize::from))
+}
+
+/// The threads to walk and check `paths` on: one when every path is a skill (a `SKILL.md`, or a
+/// folder holding one), the way pre-commit hooks and editors call skillpkg, file by file:
+/// starting and joining threads would cost more than the work; else every core.
+pub(crate) fn threads_for(paths: &[PathBuf]) -> usize {
+    let is_skill = |path: &Path| {
+        path.is_file() || path.join("SKILL.md").is_file() || path.join("skill.md").is_file()
+    };
+    if !paths.is_empty() && paths.iter().all(|path| is_skill(path)) {
+        1
+    } else {
+        cores()
+    }
+}
 
 /// Applies `work` to every item on up to `threads` threads; results are in input order.
 pub(crate) fn map_in_order<T, R, F>(items: &[T], threads: usize, work: F) -> Vec<R>

@@ -109,7 +109,7 @@ struct Plan {
 )]
 pub fn run(args: LintArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
-    let threads = std::thread::available_parallelism().map_or(2, usize::from);
+    let threads = parallel::threads_for(&common::paths_or_here(&args.check.paths));
     let plan = match plan(&args, printer, &cwd, threads)? {
         Ok(plan) => plan,
         Err(status) => return Ok(status),

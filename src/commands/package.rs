@@ -149,7 +149,7 @@ fn skills_in(given: &[PathBuf], printer: Printer) -> anyhow::Result<Vec<PathBuf>
     let mut passed_over = Vec::new();
     for path in given {
         if path.is_dir() && skill_file(path).is_none() {
-            let threads = std::thread::available_parallelism().map_or(2, usize::from);
+            let threads = crate::parallel::threads_for(std::slice::from_ref(path));
             let found = crate::skill::discover::walk(std::slice::from_ref(path), threads);
             let skills = super::common::without_fragments(&[], found.skills);
             if skills.is_empty() {

@@ -449,7 +449,7 @@ fn load(
     if paths.is_empty() {
         return Ok(Vec::new());
     }
-    let threads = std::thread::available_parallelism().map_or(2, usize::from);
+    let threads = crate::parallel::threads_for(paths);
     // A listing needs neither the other files nor the bodies; an invocation needs both.
     let found = if invoke {
         discover::walk_with_files(paths, threads)

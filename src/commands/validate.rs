@@ -48,7 +48,7 @@ pub fn run(args: ValidateArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
     }
     let cli_targets = args.check.targets.given();
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
-    let threads = std::thread::available_parallelism().map_or(2, usize::from);
+    let threads = crate::parallel::threads_for(&paths);
 
     let found = discover::walk(&paths, threads);
     let mut skills = common::without_fragments(&paths, common::each_once(&paths, found.skills));

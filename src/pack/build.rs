@@ -131,7 +131,7 @@ pub fn write(
         .with_context(|| format!("cannot write in {}", folder.display()))?;
     // Ctrl-C removes the half-written archive.
     let cleanup = crate::interrupt::Cleanup::register(temp.path());
-    let threads = std::thread::available_parallelism().map_or(2, usize::from);
+    let threads = crate::parallel::cores();
     let summary = {
         let writer = std::io::BufWriter::with_capacity(256 * 1024, temp.as_file_mut());
         archive::write(writer, prefix, &selection.files, threads, progress)

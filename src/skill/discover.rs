@@ -168,9 +168,21 @@ fn walk_inner(paths: &[PathBuf], threads: usize, files: bool) -> Found {
             true
         });
     let sink = Mutex::new(Found::default());
-    builder
-        .build_parallel()
-        .visit(&mut VisitorBuilder { sink: &sink, files });
+    if threads <= 1 {
+        // One skill, say: the walk on this thread, with no workers to start and join.
+        let mut visitor = Visitor {
+            sink: &sink,
+            found: Found::default(),
+            files,
+        };
+        for entry in builder.build() {
+            visitor.visit(entry);
+        }
+    } else {
+        builder
+            .build_parallel()
+            .visit(&mut VisitorBuilder { sink: &sink, files });
+    }
     let mut found = sink.into_inner().unwrap_or_else(PoisonError::into_inner);
     found
         .errors
@@ -254,6 +266,10 @@ mod tests {
 
     fn found(root: &Path) -> Vec<String> {
         let found = walk(&[root.to_path_buf()], 2);
+        // The walk on one thread finds the same.
+        let alone = walk(&[root.to_path_buf()], 1);
+        assert_eq!(alone.skills, found.skills);
+        assert_eq!(alone.config_dirs, found.config_dirs);
         assert!(found.errors.is_empty(), "{:?}", found.errors);
         let mut out: Vec<String> = found
             .skills
