@@ -271,20 +271,31 @@ pub fn analyse(
 
 /// The rules across skills, then the suppressions they leave unused.
 pub(crate) fn across_skills(
-    outcomes: &mut [Outcome],
+    outcomes: &mut Vec<Outcome>,
     jobs: &[Job],
     cli: &CliRules,
     context_window: usize,
     cwd: &Path,
 ) {
-    let mut checked: Vec<Checked> = outcomes
-        .iter()
-        .map(|o| Checked {
-            skill: o.checked.skill.clone(),
-            targets: o.checked.targets.clone(),
-            diagnostics: Vec::new(),
+    // The set rules only add findings, so each skill's check is lent to them as it is (a
+    // copy of ten thousand skills' texts and trees would double lint's memory); what they
+    // add is split off afterwards, to be filtered and suppressed like the rest.
+    let (mut checked, rest): (Vec<Checked>, Vec<_>) = outcomes
+        .drain(..)
+        .map(|outcome| {
+            let found = outcome.checked.diagnostics.len();
+            (
+                outcome.checked,
+                (
+                    found,
+                    outcome.suppressions,
+                    outcome.fixed,
+                    outcome.diff,
+                    outcome.exhausted,
+                ),
+            )
         })
-        .collect();
+        .unzip();
     check_set(&mut checked);
     set::similar_descriptions(&mut checked);
     set::listing_budget(&mut checked, context_window);
@@ -293,13 +304,22 @@ pub(crate) fn across_skills(
         .iter()
         .map(|(path, _, _, config)| (path.as_path(), config))
         .collect();
-    for (outcome, extra) in outcomes.iter_mut().zip(checked) {
+    for (mut checked, (found, suppressions, fixed, diff, exhausted)) in
+        checked.into_iter().zip(rest)
+    {
+        let mut found = checked.diagnostics.split_off(found);
+        let mut outcome = Outcome {
+            checked,
+            suppressions,
+            fixed,
+            diff,
+            exhausted,
+        };
         let skill_path = outcome.checked.skill.path.clone();
         let settings = Settings {
             cli,
             config: configs.get(skill_path.as_path()).and_then(|c| (*c).clone()),
         };
-        let mut found = extra.diagnostics;
         settings.filter(&mut found, &|_| skill_path.clone(), cwd);
         if let Ok(source) = outcome.checked.skill.source() {
             outcome.suppressions.apply(&mut found, source);
@@ -324,6 +344,7 @@ pub(crate) fn across_skills(
         found.extend(unused);
         outcome.checked.diagnostics.extend(found);
         outcome.checked.sort();
+        outcomes.push(outcome);
     }
 }
 
