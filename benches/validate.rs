@@ -1,9 +1,10 @@
-//! `cargo bench --bench validate`: how fast `skillpkg validate` checks a large tree, side by side
-//! with the reference validator, and whether the two agree.
+//! `cargo bench --bench validate`: how fast `skillpkg validate`, `lint` and `preview` check a
+//! large tree, side by side with the reference validator, the bare walk of the tree and the two
+//! fastest peer tools, and whether `skillpkg` and the reference agree.
 //!
 //! ```text
 //! cargo bench --bench validate -- [--skills N] [--runs R] [--ref-sample K] [--no-reference]
-//!                                  [--baseline PATH]
+//!                                  [--baseline PATH] [--no-peers]
 //! ```
 //!
 //! 1. Generates N synthetic skills (default 10,000; 30 % broken) under the cargo target dir,
@@ -14,7 +15,7 @@
 //! 3. Installs the reference validator (`skills-ref` from `PyPI`) into a local virtual environment
 //!    and times it the way it is used: `agentskills validate DIR` once per folder, over a sample
 //!    of K folders (default 200; the full loop over 10,000 takes about half an hour), and its
-//!    library in one process over every folder.
+//!    library in one process over every folder. `--no-reference` skips this and step 4.
 //! 4. Compares the valid/invalid verdict of `skillpkg validate --target skills-ref` with the
 //!    reference's on every skill.
 //!
@@ -23,6 +24,25 @@
 //!    wall and CPU, and prints each figure as a ratio to the baseline's: machines differ
 //!    several-fold, and a VM drifts from minute to minute, so only a ratio taken side by side
 //!    says whether a change made things slower.
+//! 6. "Side by side, same run": installs the two fastest peers under `<target>/peers/` on first
+//!    use (`agent-skills` 0.5.0 with `cargo install`, `agnix` 0.59.3 with pip; see `peers.rs`,
+//!    which also says when the install runs under `flock`: `SKILLPKG_BENCH_FLOCK`), then times,
+//!    interleaved (each round runs every command once, starting one later each round), R runs
+//!    each after a warm-up:
+//!    - over the tree: the bare walk `find DIR -name SKILL.md`; `skillpkg validate` and
+//!      `agent-skills list --check`; `skillpkg lint` and `agnix --max-files 0`; `skillpkg
+//!      preview` (the Claude Code listing);
+//!    - on one valid skill of the tree, 50 runs: the bare walk, `skillpkg validate` and
+//!      `agent-skills validate`, `skillpkg lint` and `agnix`. Wall and CPU come from unwrapped
+//!      runs (`/usr/bin/time` adds about 1 ms and counts CPU in 10 ms steps), peak memory from a
+//!      wrapped run after each.
+//!
+//!    It prints one Markdown table of wall / CPU / peak memory (medians; one-skill CPU is a
+//!    mean) with skillpkg's ratio to the bare walk and to the peer on separate rows, and the
+//!    performance issue's goals, met or not: lint peak memory ≤ 64 MiB and lint wall ≤ 2× the
+//!    bare walk, preview ≤ 1.3× the bare walk, one skill validated in ≤ 3 ms and linted in
+//!    ≤ 5 ms. A peer that cannot be installed (offline, no `python3`) is noted and left out;
+//!    `--no-peers` leaves both out (the bare-walk rows and the goals remain).
 //!
 //! The targets: `validate` over 10,000 skills in under 0.35 s, `lint` in under 1 s, on a
 //! 2-core machine. `lint` runs every rule over every file of the tree (48,000 files), including
@@ -38,12 +58,15 @@
 // The corpus module also holds the package benchmark's generator.
 #[allow(dead_code)]
 mod corpus;
+mod peers;
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
+
+use peers::Sample;
 
 /// `validate`: 10,000 skills in under this many seconds.
 const TARGET_SECONDS: f64 = 0.35;
@@ -59,6 +82,7 @@ struct Options {
     ref_sample: usize,
     reference: bool,
     baseline: Option<PathBuf>,
+    peers: bool,
 }
 
 fn options() -> Options {
@@ -68,6 +92,7 @@ fn options() -> Options {
         ref_sample: 200,
         reference: true,
         baseline: None,
+        peers: true,
     };
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
@@ -81,6 +106,7 @@ fn options() -> Options {
             "--runs" => options.runs = number("--runs").max(1),
             "--ref-sample" => options.ref_sample = number("--ref-sample"),
             "--no-reference" => options.reference = false,
+            "--no-peers" => options.peers = false,
             "--baseline" => {
                 options.baseline = Some(PathBuf::from(
                     args.next().expect("--baseline needs a skillpkg binary"),
@@ -234,37 +260,7 @@ fn main() {
     if let Some(baseline) = &options.baseline {
         against_baseline(baseline, skillpkg, &corpus, options.runs.max(9));
     }
-}
-
-/// Wall and CPU seconds of one run of `program` with `args`. CPU comes from `/usr/bin/time`
-/// when it is installed (user + system), else it is `None`.
-fn wall_and_cpu(program: &str, args: &[&str]) -> (f64, Option<f64>) {
-    let time_binary = Path::new("/usr/bin/time");
-    let cpu_file = std::env::temp_dir().join(format!("skillpkg-bench-cpu-{}", std::process::id()));
-    let mut command = if time_binary.exists() {
-        let mut command = Command::new(time_binary);
-        command
-            .args(["-f", "%U %S", "-o"])
-            .arg(&cpu_file)
-            .arg(program);
-        command
-    } else {
-        Command::new(program)
-    };
-    command
-        .args(args)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null());
-    let started = Instant::now();
-    command.status().expect("run the command");
-    let wall = started.elapsed().as_secs_f64();
-    let cpu = fs_err::read_to_string(&cpu_file).ok().and_then(|text| {
-        let line = text.lines().last()?;
-        let mut parts = line.split_whitespace().map(|part| part.parse::<f64>().ok());
-        Some(parts.next()?? + parts.next()??)
-    });
-    let _ = fs_err::remove_file(&cpu_file);
-    (wall, cpu)
+    side_by_side(&options, skillpkg, &corpus, &manifest);
 }
 
 /// This build against `baseline`, alternately, `runs` times per command after a warm-up of
@@ -275,10 +271,6 @@ fn against_baseline(baseline: &Path, skillpkg: &str, corpus: &Path, runs: usize)
     println!("\nthis build against {baseline}, alternating, {runs} runs each\n");
     println!("| command | baseline wall | this wall | ratio | baseline CPU | this CPU | ratio |");
     println!("|---|---|---|---|---|---|---|");
-    let median = |values: &mut Vec<f64>| {
-        values.sort_by(f64::total_cmp);
-        values[values.len() / 2]
-    };
     for (label, args) in [
         ("validate", &["validate", corpus][..]),
         ("lint", &["lint", corpus][..]),
@@ -295,30 +287,363 @@ fn against_baseline(baseline: &Path, skillpkg: &str, corpus: &Path, runs: usize)
         ),
         ("preview (listing)", &["preview", corpus][..]),
     ] {
-        wall_and_cpu(baseline, args);
-        wall_and_cpu(skillpkg, args);
+        let programs = [Path::new(baseline), Path::new(skillpkg)];
+        for program in programs {
+            peers::measure(program, args);
+        }
         let (mut walls, mut cpus) = ([Vec::new(), Vec::new()], [Vec::new(), Vec::new()]);
         for run in 0..runs {
             // Alternate which goes first, so that drift favours neither.
             let order = if run % 2 == 0 { [0, 1] } else { [1, 0] };
             for which in order {
-                let (wall, cpu) = wall_and_cpu([baseline, skillpkg][which], args);
-                walls[which].push(wall);
-                if let Some(cpu) = cpu {
+                let sample = peers::measure(programs[which], args);
+                walls[which].push(sample.wall);
+                if let Some(cpu) = sample.cpu {
                     cpus[which].push(cpu);
                 }
             }
         }
-        let [base_wall, this_wall] = walls.map(|mut values| median(&mut values));
+        let [base_wall, this_wall] = walls.map(peers::median);
         let cpu = if cpus[0].is_empty() || cpus[1].is_empty() {
             "n/a | n/a | n/a".to_owned()
         } else {
-            let [base, this] = cpus.map(|mut values| median(&mut values));
+            let [base, this] = cpus.map(peers::median);
             format!("{base:.3} s | {this:.3} s | {:.2}", this / base)
         };
         println!(
             "| {label} | {base_wall:.3} s | {this_wall:.3} s | {:.2} | {cpu} |",
             this_wall / base_wall
+        );
+    }
+}
+
+/// One-skill timings: this many runs of each command (after a warm-up), median reported.
+const ONE_SKILL_RUNS: usize = 50;
+
+/// One command of the side-by-side section.
+struct Job {
+    program: PathBuf,
+    args: Vec<String>,
+}
+
+impl Job {
+    fn new(program: impl Into<PathBuf>, args: &[&str]) -> Job {
+        Job {
+            program: program.into(),
+            args: args.iter().map(|arg| (*arg).to_owned()).collect(),
+        }
+    }
+}
+
+/// Every job once to warm the caches, then `runs` rounds of every job in turn, each round
+/// starting one job later, so that drift and position favour none. `measure` takes one sample.
+fn interleave(jobs: &[Job], runs: usize, measure: impl Fn(&Job) -> Sample) -> Vec<Vec<Sample>> {
+    for job in jobs {
+        measure(job);
+    }
+    let mut samples = vec![Vec::with_capacity(runs); jobs.len()];
+    for round in 0..runs {
+        for offset in 0..jobs.len() {
+            let which = (round + offset) % jobs.len();
+            samples[which].push(measure(&jobs[which]));
+        }
+    }
+    samples
+}
+
+/// The summary of one job's samples.
+struct Figures {
+    wall: f64,
+    cpu: Option<f64>,
+    peak_kib: Option<u64>,
+    max_peak_kib: Option<u64>,
+    exits: Vec<i32>,
+}
+
+impl Figures {
+    /// Medians, except CPU when `mean_cpu` (one-skill runs, whose CPU is counted in clock ticks).
+    fn of(samples: &[Sample], mean_cpu: bool) -> Figures {
+        let cpus: Vec<f64> = samples.iter().filter_map(|sample| sample.cpu).collect();
+        let cpu = if cpus.len() < samples.len() {
+            None
+        } else if mean_cpu {
+            peers::mean(cpus)
+        } else {
+            Some(peers::median(cpus))
+        };
+        let mut peaks: Vec<u64> = samples
+            .iter()
+            .filter_map(|sample| sample.peak_kib)
+            .collect();
+        peaks.sort_unstable();
+        let mut exits: Vec<i32> = samples.iter().filter_map(|sample| sample.exit).collect();
+        exits.sort_unstable();
+        exits.dedup();
+        Figures {
+            wall: peers::median(samples.iter().map(|sample| sample.wall)),
+            cpu,
+            peak_kib: peaks.get(peaks.len() / 2).copied(),
+            max_peak_kib: peaks.last().copied(),
+            exits,
+        }
+    }
+
+    /// `wall / CPU / peak`, in seconds, or milliseconds when `ms`.
+    fn show(&self, ms: bool) -> String {
+        let time = |seconds: f64| {
+            if ms {
+                format!("{:.2} ms", seconds * 1000.0)
+            } else {
+                format!("{seconds:.3} s")
+            }
+        };
+        format!(
+            "{} / {} / {}",
+            time(self.wall),
+            self.cpu.map_or("n/a".to_owned(), time),
+            self.peak_kib.map_or("n/a".to_owned(), mib),
+        )
+    }
+}
+
+fn mib(kib: u64) -> String {
+    format!("{:.1} MiB", kib as f64 / 1024.0)
+}
+
+/// `skillpkg` against the bare walk of the tree and against its two fastest peers (installed
+/// under the target dir on first use), interleaved in this run: one Markdown table of ratios,
+/// then the performance issue's goals.
+#[allow(clippy::too_many_lines)] // one table, printed top to bottom
+fn side_by_side(
+    options: &Options,
+    skillpkg: &str,
+    corpus: &Path,
+    manifest: &BTreeMap<String, &'static str>,
+) {
+    let target_dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .parent()
+        .expect("CARGO_TARGET_TMPDIR is <target>/tmp");
+    let peers = if options.peers {
+        peers::install(target_dir)
+    } else {
+        peers::Peers {
+            agent_skills: None,
+            agnix: None,
+        }
+    };
+    let tree = corpus_str(corpus);
+    let one_name = manifest
+        .iter()
+        .find(|(_, kind)| **kind == "valid")
+        .map(|(name, _)| name.as_str())
+        .expect("the corpus has a valid skill");
+    let one_path = corpus.join(one_name);
+    let one = corpus_str(&one_path);
+
+    // The tree: walk, skillpkg validate, lint, preview, then the peers that are installed.
+    let mut jobs = vec![
+        Job::new("find", &[tree, "-name", "SKILL.md"]),
+        Job::new(skillpkg, &["validate", tree]),
+        Job::new(skillpkg, &["lint", tree]),
+        Job::new(skillpkg, &["preview", tree]),
+    ];
+    let list_check = peers.agent_skills.as_ref().map(|binary| {
+        jobs.push(Job::new(binary, &["list", "--check", tree]));
+        jobs.len() - 1
+    });
+    let agnix_tree = peers.agnix.as_ref().map(|agnix| {
+        let config = agnix.config.to_str().expect("a UTF-8 path");
+        jobs.push(Job::new(
+            &agnix.binary,
+            &["--config", config, tree, "--max-files", "0"],
+        ));
+        jobs.len() - 1
+    });
+    let runs = options.runs;
+    eprintln!(
+        "side by side: {} commands over {} skills, {runs} interleaved runs each …",
+        jobs.len(),
+        options.skills
+    );
+    let started = Instant::now();
+    let tree_figures: Vec<Figures> = interleave(&jobs, runs, |job| {
+        let args: Vec<&str> = job.args.iter().map(String::as_str).collect();
+        peers::measure(&job.program, &args)
+    })
+    .iter()
+    .map(|samples| Figures::of(samples, false))
+    .collect();
+
+    // One skill: walk, skillpkg validate, lint, then the peers' one-skill commands. The wall
+    // time and CPU come from unwrapped runs (`/usr/bin/time` adds about 1 ms), the peak memory
+    // from a wrapped run right after each.
+    let mut one_jobs = vec![
+        Job::new("find", &[one, "-name", "SKILL.md"]),
+        Job::new(skillpkg, &["validate", one]),
+        Job::new(skillpkg, &["lint", one]),
+    ];
+    let validate_one = peers.agent_skills.as_ref().map(|binary| {
+        one_jobs.push(Job::new(binary, &["validate", one]));
+        one_jobs.len() - 1
+    });
+    let agnix_one = peers.agnix.as_ref().map(|agnix| {
+        let config = agnix.config.to_str().expect("a UTF-8 path");
+        one_jobs.push(Job::new(&agnix.binary, &["--config", config, one]));
+        one_jobs.len() - 1
+    });
+    let one_figures: Vec<Figures> = interleave(&one_jobs, ONE_SKILL_RUNS, |job| {
+        let args: Vec<&str> = job.args.iter().map(String::as_str).collect();
+        let direct = peers::measure_direct(&job.program, &args);
+        let wrapped = peers::measure(&job.program, &args);
+        Sample {
+            peak_kib: wrapped.peak_kib,
+            ..direct
+        }
+    })
+    .iter()
+    .map(|samples| Figures::of(samples, true))
+    .collect();
+    eprintln!("side by side took {:.0} s", started.elapsed().as_secs_f64());
+
+    let skills = options.skills;
+    let walk = "bare walk: `find DIR -name SKILL.md`";
+    let (agent_skills, agnix) = (peers::AGENT_SKILLS_VERSION, peers::AGNIX_VERSION);
+    let list_label = format!("agent-skills {agent_skills}: `list --check DIR`");
+    let agnix_label = format!("agnix {agnix}: `agnix DIR --max-files 0` (`exclude = []`)");
+    let validate_label = format!("agent-skills {agent_skills}: `validate DIR`");
+    let agnix_one_label = format!("agnix {agnix}: `agnix DIR` (`exclude = []`)");
+    // (work, skillpkg's figures, [(baseline label, its figures)], milliseconds)
+    let tree_rows = [
+        (
+            format!("`validate`, {skills} skills"),
+            &tree_figures[1],
+            vec![
+                (walk, Some(&tree_figures[0])),
+                (&list_label, list_check.map(|index| &tree_figures[index])),
+            ],
+        ),
+        (
+            format!("`lint`, {skills} skills"),
+            &tree_figures[2],
+            vec![
+                (walk, Some(&tree_figures[0])),
+                (&agnix_label, agnix_tree.map(|index| &tree_figures[index])),
+            ],
+        ),
+        (
+            format!("`preview` (Claude Code listing), {skills} skills"),
+            &tree_figures[3],
+            vec![(walk, Some(&tree_figures[0]))],
+        ),
+    ];
+    let one_rows = [
+        (
+            "`validate`, one skill".to_owned(),
+            &one_figures[1],
+            vec![
+                (walk, Some(&one_figures[0])),
+                (
+                    &validate_label,
+                    validate_one.map(|index| &one_figures[index]),
+                ),
+            ],
+        ),
+        (
+            "`lint`, one skill".to_owned(),
+            &one_figures[2],
+            vec![
+                (walk, Some(&one_figures[0])),
+                (&agnix_one_label, agnix_one.map(|index| &one_figures[index])),
+            ],
+        ),
+    ];
+
+    println!(
+        "\n## side by side, same run\n\n{skills} skills: {runs} runs of each command; one skill ({one_name}): {ONE_SKILL_RUNS} runs, wall median and CPU mean of unwrapped runs. Interleaved, after a warm-up of each. Absolute figures are on this machine; ratio = skillpkg ÷ baseline (below 1: skillpkg is faster).\n"
+    );
+    println!(
+        "| work | skillpkg wall / CPU / peak (on this machine) | baseline | baseline wall / CPU / peak (on this machine) | ratio wall, ratio CPU |"
+    );
+    println!("|---|---|---|---|---|");
+    for (rows, ms) in [(&tree_rows[..], false), (&one_rows[..], true)] {
+        for (work, ours, baselines) in rows {
+            for (label, theirs) in baselines {
+                let Some(theirs) = theirs else {
+                    let missing = if options.peers {
+                        "not installed"
+                    } else {
+                        "left out (`--no-peers`)"
+                    };
+                    println!("| {work} | {} | {label} | {missing} | |", ours.show(ms));
+                    continue;
+                };
+                let cpu_ratio = match (ours.cpu, theirs.cpu) {
+                    (Some(ours), Some(theirs)) if theirs > 0.0 => format!("{:.2}×", ours / theirs),
+                    _ => "n/a".to_owned(),
+                };
+                println!(
+                    "| {work} | {} | {label} | {} | {:.2}×, {cpu_ratio} |",
+                    ours.show(ms),
+                    theirs.show(ms),
+                    ours.wall / theirs.wall,
+                );
+            }
+        }
+    }
+    let mut exits = Vec::new();
+    for (label, figures) in [
+        ("skillpkg validate", &tree_figures[1]),
+        ("skillpkg lint", &tree_figures[2]),
+        ("skillpkg preview", &tree_figures[3]),
+    ]
+    .into_iter()
+    .chain(list_check.map(|index| ("agent-skills list --check", &tree_figures[index])))
+    .chain(agnix_tree.map(|index| ("agnix", &tree_figures[index])))
+    .chain([
+        ("skillpkg validate ONE", &one_figures[1]),
+        ("skillpkg lint ONE", &one_figures[2]),
+    ])
+    .chain(validate_one.map(|index| ("agent-skills validate ONE", &one_figures[index])))
+    .chain(agnix_one.map(|index| ("agnix ONE", &one_figures[index])))
+    {
+        let codes: Vec<String> = figures.exits.iter().map(i32::to_string).collect();
+        exits.push(format!("{label} {}", codes.join("/")));
+    }
+    println!(
+        "\nexit codes (findings are not failures): {}",
+        exits.join(", ")
+    );
+
+    let verdict = |met: bool| if met { "met" } else { "NOT met" };
+    let walk_wall = tree_figures[0].wall;
+    let lint = &tree_figures[2];
+    println!("\ngoals (performance issue), {skills} skills and one skill:");
+    match lint.max_peak_kib {
+        Some(kib) => println!(
+            "- lint peak memory ≤ 64 MiB: {} ({} at most over the runs)",
+            verdict(kib <= 64 * 1024),
+            mib(kib)
+        ),
+        None => println!("- lint peak memory ≤ 64 MiB: unknown (no /usr/bin/time)"),
+    }
+    for (goal, ours, limit) in [
+        ("lint wall ≤ 2× bare walk", lint.wall, 2.0),
+        ("preview wall ≤ 1.3× bare walk", tree_figures[3].wall, 1.3),
+    ] {
+        println!(
+            "- {goal}: {} ({:.2}×)",
+            verdict(ours <= limit * walk_wall),
+            ours / walk_wall
+        );
+    }
+    for (goal, ours, limit_ms) in [
+        ("validate one skill ≤ 3 ms", one_figures[1].wall, 3.0),
+        ("lint one skill ≤ 5 ms", one_figures[2].wall, 5.0),
+    ] {
+        println!(
+            "- {goal}: {} ({:.2} ms)",
+            verdict(ours * 1000.0 <= limit_ms),
+            ours * 1000.0
         );
     }
 }
@@ -521,38 +846,19 @@ fn count_files(dir: &Path) -> usize {
 
 /// Runs a command once to warm the caches, then `runs` times.
 fn time(options: &Options, label: &str, program: &str, args: &[&str]) -> Timing {
-    let time_binary = Path::new("/usr/bin/time");
-    let rss_file = std::env::temp_dir().join(format!("skillpkg-bench-rss-{}", std::process::id()));
     let mut runs = Vec::new();
     let mut peak_kib = None;
     let mut exit = None;
     for run in 0..=options.runs {
-        let mut command = if time_binary.exists() {
-            let mut command = Command::new(time_binary);
-            command.args(["-f", "%M", "-o"]).arg(&rss_file).arg(program);
-            command
-        } else {
-            Command::new(program)
-        };
-        command
-            .args(args)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null());
-        let started = Instant::now();
-        let status = command.status().expect("run the command");
-        let elapsed = started.elapsed();
-        exit = status.code();
+        let sample = peers::measure(Path::new(program), args);
+        exit = sample.exit;
         if run > 0 {
-            runs.push(elapsed);
-            if let Some(kib) = fs_err::read_to_string(&rss_file)
-                .ok()
-                .and_then(|text| text.lines().last()?.trim().parse::<u64>().ok())
-            {
+            runs.push(Duration::from_secs_f64(sample.wall));
+            if let Some(kib) = sample.peak_kib {
                 peak_kib = Some(peak_kib.map_or(kib, |peak: u64| peak.max(kib)));
             }
         }
     }
-    let _ = fs_err::remove_file(&rss_file);
     Timing {
         label: label.to_owned(),
         runs,
