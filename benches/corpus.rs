@@ -359,7 +359,12 @@ pub(crate) fn big_skill(out: &Path, bytes: u64, files: usize, seed: u64) -> io::
 /// sentences and paragraphs, like prose or documentation in a language the compressor has
 /// not seen. Text of the 20 words above compresses far better than real text; this does not.
 #[allow(clippy::cast_possible_truncation)]
-pub(crate) fn word_text_skill(out: &Path, files: usize, around: usize, seed: u64) -> io::Result<()> {
+pub(crate) fn word_text_skill(
+    out: &Path,
+    files: usize,
+    around: usize,
+    seed: u64,
+) -> io::Result<()> {
     const SYLLABLES: &[&str] = &[
         "ka", "lo", "mi", "ne", "ru", "sa", "ti", "po", "ve", "da", "gri", "stan", "por", "tel",
         "min", "quo", "ber", "lin", "ex", "al", "on", "ur", "ith", "dre", "cla", "fo", "ment",

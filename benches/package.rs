@@ -69,7 +69,10 @@ fn main() {
         let out_b = work.join("bench-b.skill");
         let zip_out = work.join("bench-zip.zip");
         let parent = skill.parent().expect("the tree's folder");
-        let folder = skill.file_name().and_then(|name| name.to_str()).expect("a name");
+        let folder = skill
+            .file_name()
+            .and_then(|name| name.to_str())
+            .expect("a name");
         let ours_command = || {
             let mut command = Command::new(skillpkg);
             command.arg("package").arg(skill).arg("-o").arg(&out_a);

@@ -593,7 +593,12 @@ mod tests {
         assert_eq!(inflate(&deflated.data), text);
         assert_eq!(deflated.crc, crc32fast::hash(&text));
         // Random bytes are stored, whatever their size; so is what would not shrink.
-        for content in [random_bytes(200_000, 5), random_bytes(100, 6), b"ab".to_vec(), Vec::new()] {
+        for content in [
+            random_bytes(200_000, 5),
+            random_bytes(100, 6),
+            b"ab".to_vec(),
+            Vec::new(),
+        ] {
             let stored = prepared(&content);
             assert_eq!(stored.method, 0, "{} bytes", content.len());
             assert_eq!(stored.data, content);
@@ -611,7 +616,8 @@ mod tests {
         assert_eq!(prepared(&text).data, prepared(&text).data);
         // Deflating into a buffer one byte shorter than the input gives the bytes a roomy
         // buffer would.
-        let mut roomy = libdeflater::Compressor::new(libdeflater::CompressionLvl::new(LEVEL).unwrap());
+        let mut roomy =
+            libdeflater::Compressor::new(libdeflater::CompressionLvl::new(LEVEL).unwrap());
         let mut out = vec![0u8; roomy.deflate_compress_bound(text.len())];
         let written = roomy.deflate_compress(&text, &mut out).unwrap();
         assert_eq!(prepared(&text).data, out[..written]);
