@@ -5,7 +5,11 @@
 //! ```text
 //! cargo bench --bench validate -- [--skills N] [--runs R] [--ref-sample K] [--no-reference]
 //!                                  [--baseline PATH] [--no-peers]
+//! cargo bench --bench validate -- --scale [--runs R]
 //! ```
+//!
+//! `--scale` times only the bare walk, `validate` and `lint` over 1,000, 10,000 and 100,000
+//! skills (generating each corpus once; the largest takes about 4 GB) and prints how each grows.
 //!
 //! 1. Generates N synthetic skills (default 10,000; 30 % broken) under the cargo target dir,
 //!    once per N.
@@ -83,6 +87,8 @@ struct Options {
     reference: bool,
     baseline: Option<PathBuf>,
     peers: bool,
+    /// `--scale`: only the growth from 1,000 to 10,000 to 100,000 skills.
+    scale: bool,
 }
 
 fn options() -> Options {
@@ -93,6 +99,7 @@ fn options() -> Options {
         reference: true,
         baseline: None,
         peers: true,
+        scale: false,
     };
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
@@ -107,6 +114,7 @@ fn options() -> Options {
             "--ref-sample" => options.ref_sample = number("--ref-sample"),
             "--no-reference" => options.reference = false,
             "--no-peers" => options.peers = false,
+            "--scale" => options.scale = true,
             "--baseline" => {
                 options.baseline = Some(PathBuf::from(
                     args.next().expect("--baseline needs a skillpkg binary"),
@@ -146,6 +154,10 @@ impl Timing {
 fn main() {
     let options = options();
     let work = Path::new(env!("CARGO_TARGET_TMPDIR")).join("skillpkg-bench");
+    if options.scale {
+        scale(&work, options.runs);
+        return;
+    }
     let corpus = work.join(format!("corpus-{}", options.skills));
     let manifest = prepare_corpus(&corpus, options.skills);
     let files = count_files(&corpus);
@@ -432,6 +444,22 @@ fn side_by_side(
         }
     };
     let tree = corpus_str(corpus);
+    // Claude Code's own index: a project whose `.claude/skills` is the corpus. Claude Code reads
+    // `<skills>/<name>/SKILL.md` and nothing deeper, so the index needs no walk of the tree.
+    let project = corpus.with_file_name(format!(
+        "project-{}",
+        corpus
+            .file_name()
+            .and_then(|name| name.to_str())
+            .unwrap_or("corpus")
+    ));
+    let link = project.join(".claude/skills");
+    if !link.exists() {
+        fs_err::create_dir_all(project.join(".claude")).expect("create the project");
+        #[cfg(unix)]
+        std::os::unix::fs::symlink(corpus, &link).expect("link the corpus as .claude/skills");
+    }
+    let project_str = corpus_str(&project);
     let one_name = manifest
         .iter()
         .find(|(_, kind)| **kind == "valid")
@@ -446,6 +474,7 @@ fn side_by_side(
         Job::new(skillpkg, &["validate", tree]),
         Job::new(skillpkg, &["lint", tree]),
         Job::new(skillpkg, &["preview", tree]),
+        Job::new(skillpkg, &["preview", project_str]),
     ];
     let list_check = peers.agent_skills.as_ref().map(|binary| {
         jobs.push(Job::new(binary, &["list", "--check", tree]));
@@ -531,8 +560,15 @@ fn side_by_side(
             ],
         ),
         (
-            format!("`preview` (Claude Code listing), {skills} skills"),
+            format!("`preview` (Claude Code listing), {skills} skills in a folder searched"),
             &tree_figures[3],
+            vec![(walk, Some(&tree_figures[0]))],
+        ),
+        (
+            format!(
+                "`preview` (Claude Code index), a project with {skills} skills in `.claude/skills`"
+            ),
+            &tree_figures[4],
             vec![(walk, Some(&tree_figures[0]))],
         ),
     ];
@@ -628,7 +664,11 @@ fn side_by_side(
     }
     for (goal, ours, limit) in [
         ("lint wall ≤ 2× bare walk", lint.wall, 2.0),
-        ("preview wall ≤ 1.3× bare walk", tree_figures[3].wall, 1.3),
+        (
+            "preview (Claude Code index of a project) wall ≤ 1.3× bare walk",
+            tree_figures[4].wall,
+            1.3,
+        ),
     ] {
         println!(
             "- {goal}: {} ({:.2}×)",
@@ -1006,4 +1046,82 @@ fn compare(
         }
     }
     (agree, reference.len(), mismatches)
+}
+
+/// `--scale`: validate and lint over 1,000, 10,000 and 100,000 skills (the largest corpus is
+/// about 4 GB and is generated once), with the bare walk of each as the baseline, interleaved,
+/// median of `runs` (one run at 100,000). Linear growth means each step costs about 10× the
+/// last; the goal is at most 11× from 10,000 to 100,000, in time and in memory.
+fn scale(work: &Path, runs: usize) {
+    let skillpkg = Path::new(env!("CARGO_BIN_EXE_skillpkg"));
+    let find = Path::new("find");
+    let sizes = [1_000, 10_000, 100_000];
+    let mut rows: Vec<[(f64, f64, f64); 3]> = Vec::new();
+    for skills in sizes {
+        let corpus = work.join(format!("corpus-{skills}"));
+        prepare_corpus(&corpus, skills);
+        let dir = corpus_str(&corpus);
+        let commands: [(&Path, Vec<&str>); 3] = [
+            (find, vec![dir, "-name", "SKILL.md"]),
+            (skillpkg, vec!["validate", dir]),
+            (skillpkg, vec!["lint", dir]),
+        ];
+        let rounds = if skills >= 100_000 { 1 } else { runs };
+        let mut samples: [Vec<peers::Sample>; 3] = Default::default();
+        for (program, args) in &commands {
+            peers::measure(program, args);
+        }
+        for _ in 0..rounds {
+            for (index, (program, args)) in commands.iter().enumerate() {
+                samples[index].push(peers::measure(program, args));
+            }
+        }
+        let summary = samples.map(|runs| {
+            (
+                peers::median(runs.iter().map(|sample| sample.wall)),
+                peers::median(runs.iter().filter_map(|sample| sample.cpu)),
+                peers::median(
+                    runs.iter()
+                        .filter_map(|sample| sample.peak_kib)
+                        .map(|kib| kib as f64 / 1024.0),
+                ),
+            )
+        });
+        rows.push(summary);
+    }
+    println!(
+        "\nscale: validate and lint over 1,000, 10,000 and 100,000 skills (on this machine)\n"
+    );
+    println!(
+        "| skills | command | wall | CPU | peak memory | wall / bare walk | growth from the size before (wall, memory) |"
+    );
+    println!("|---|---|---|---|---|---|---|");
+    let labels = ["bare walk (find)", "skillpkg validate", "skillpkg lint"];
+    for (row, (skills, summary)) in sizes.iter().zip(&rows).enumerate() {
+        for (index, label) in labels.iter().enumerate() {
+            let (wall, cpu, peak) = summary[index];
+            let growth = if row == 0 {
+                String::new()
+            } else {
+                let before = rows[row - 1][index];
+                format!("{:.1}×, {:.1}×", wall / before.0, peak / before.2)
+            };
+            println!(
+                "| {skills} | {label} | {wall:.3} s | {cpu:.3} s | {peak:.1} MiB | {:.2}× | {growth} |",
+                wall / summary[0].0
+            );
+        }
+    }
+    for (index, label) in labels.iter().enumerate().skip(1) {
+        let (small, large) = (rows[1][index], rows[2][index]);
+        let (time, memory) = (large.0 / small.0, large.2 / small.2);
+        let verdict = if time <= 11.0 && memory <= 11.0 {
+            "met"
+        } else {
+            "NOT met"
+        };
+        println!(
+            "target: {label} grows linearly, at most 11× from 10,000 to 100,000 skills: {verdict} (time {time:.1}×, memory {memory:.1}×)"
+        );
+    }
 }

@@ -410,31 +410,32 @@ fn load_sources(
             Origin::Skills(dir) => {
                 let mut found = discovery::skills_in(dir);
                 found.sort_by(|a, b| crate::agent::collate::compare(&a.name, &b.name));
-                found.retain(|skill| {
-                    std::fs::canonicalize(&skill.file).is_ok_and(|real| seen.insert(real))
-                });
+                // Resolving links takes a system call per path component: on every core.
+                let real =
+                    crate::parallel::map_in_order(&found, crate::parallel::cores(), |skill| {
+                        std::fs::canonicalize(&skill.file).ok()
+                    });
+                let mut real = real.into_iter();
+                found.retain(|_| real.next().flatten().is_some_and(|real| seen.insert(real)));
                 found
             }
             Origin::Commands(dir) => discovery::commands_in(dir),
         };
-        for skill in found {
-            let Ok(mut loaded) = Skill::load(&skill.file) else {
-                continue;
-            };
+        // A project's skills folder can hold thousands: read them on every core, in order.
+        let loaded = crate::parallel::map_in_order(&found, crate::parallel::cores(), |skill| {
+            let mut loaded = Skill::load(&skill.file).ok()?;
             loaded.dir.clone_from(&skill.dir);
             loaded.dir_name.clone_from(&skill.name);
-            if let Some(mut view) =
-                SkillView::new(&loaded, source.scope, target, Vec::new(), invoke)
-            {
-                view.dir = std::path::absolute(&skill.dir).unwrap_or_else(|_| skill.dir.clone());
-                view.group = source.group;
-                view.tiebreak = source.tiebreak;
-                if skill.command {
-                    view.as_command();
-                }
-                views.push(view);
+            let mut view = SkillView::new(&loaded, source.scope, target, Vec::new(), invoke)?;
+            view.dir = std::path::absolute(&skill.dir).unwrap_or_else(|_| skill.dir.clone());
+            view.group = source.group;
+            view.tiebreak = source.tiebreak;
+            if skill.command {
+                view.as_command();
             }
-        }
+            Some(view)
+        });
+        views.extend(loaded.into_iter().flatten());
     }
     Ok(views)
 }
