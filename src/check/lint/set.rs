@@ -27,6 +27,8 @@ const RARE: usize = 32;
 /// How many later members of a `MinHash` bucket, and how many of the descriptions sharing rare
 /// word pairs, each description is compared with: a bound on the work per description.
 const NEIGHBOURS: usize = 48;
+/// The most `MinHash` signatures one description is compared with.
+const SIGNATURES: usize = 64;
 
 /// The description as skillpkg reads it, if it is text.
 fn description(item: &Checked) -> Option<&str> {
@@ -392,16 +394,33 @@ fn candidates(compared: &[Option<Compared>]) -> Vec<Vec<usize>> {
     let mut estimated: Vec<usize> = vec![usize::MAX; compared.len()];
     for a in 0..compared.len() {
         let Some(item) = &compared[a] else { continue };
-        for key in &keys_of[a] {
-            // Members are in index order. A bucket of thousands (a generator's copies) is one
-            // cluster of near-duplicates: the next few members stand for the rest, which keeps
-            // the work linear.
-            let members = &buckets[key];
-            let after = members.partition_point(|&member| member <= a);
-            for &b in &members[after..members.len().min(after + NEIGHBOURS)] {
+        // The later members of each of its buckets, nearest first, taken from every bucket in
+        // turn: a bucket of thousands (a generator's copies) is one cluster of near-duplicates,
+        // and the next few members stand for the rest. At most SIGNATURES signatures are
+        // compared for one description, however dense the set, which keeps the work linear.
+        let keys = &mut keys_of[a];
+        keys.sort_unstable();
+        let lists: Vec<&[usize]> = keys
+            .iter()
+            .map(|key| {
+                let members = &buckets[key];
+                let after = members.partition_point(|&member| member <= a);
+                &members[after..members.len().min(after + NEIGHBOURS)]
+            })
+            .collect();
+        let mut budget = SIGNATURES;
+        'rounds: for round in 0..NEIGHBOURS {
+            let mut any = false;
+            for list in &lists {
+                let Some(&b) = list.get(round) else { continue };
+                any = true;
                 if estimated[b] == a {
                     continue;
                 }
+                if budget == 0 {
+                    break 'rounds;
+                }
+                budget -= 1;
                 estimated[b] = a;
                 // The share of equal MinHash values estimates the similarity: skip pairs far
                 // below the threshold (their edit similarity is checked below if they share
@@ -415,6 +434,9 @@ fn candidates(compared: &[Option<Compared>]) -> Vec<Vec<usize>> {
                     stamp[b] = a;
                     out[a].push(b);
                 }
+            }
+            if !any {
+                break;
             }
         }
         // Those sharing the most rare word pairs with it, a few at most.
