@@ -298,10 +298,12 @@ pub(crate) fn similar_descriptions(checked: &mut [Checked]) {
         })
         .collect();
     drop(weights);
-    let candidates = candidates(&compared);
-    for (a, others) in candidates.iter().enumerate() {
-        let Some(left) = &compared[a] else { continue };
-        for &b in others {
+    let mut index = Candidates::new(&compared);
+    let mut others = Vec::new();
+    for (a, left) in compared.iter().enumerate() {
+        let Some(left) = left else { continue };
+        index.of(a, &mut others);
+        for &b in &others {
             let Some(right) = &compared[b] else { continue };
             // Sharing most phrases settles it; the edit distance is for the rest.
             let shared = jaccard(&left.trigrams, &right.trigrams);
@@ -320,6 +322,7 @@ pub(crate) fn similar_descriptions(checked: &mut [Checked]) {
             }
         }
     }
+    drop(index);
     let names: Vec<String> = checked
         .iter()
         .map(|item| item.skill.path.display().to_string())
@@ -347,92 +350,161 @@ pub(crate) fn similar_descriptions(checked: &mut [Checked]) {
     }
 }
 
-/// For each description, the later ones worth comparing it with: those in one of its
-/// `MinHash` buckets whose signatures mostly agree, and those sharing a rare word pair.
-fn candidates(compared: &[Option<Compared>]) -> Vec<Vec<usize>> {
-    let seeds: Vec<u64> = (1..=HASHES as u64).map(mix).collect();
-    let mut buckets: HashMap<(usize, u64), Vec<usize>> = HashMap::new();
-    let mut signatures: Vec<Vec<u64>> = vec![Vec::new(); compared.len()];
-    let mut postings: HashMap<u64, Vec<usize>> = HashMap::new();
-    for (index, item) in compared.iter().enumerate() {
-        let Some(item) = item else { continue };
-        let mut signature = vec![u64::MAX; HASHES];
-        for &shingle in &item.trigrams {
-            for (slot, seed) in signature.iter_mut().zip(&seeds) {
-                *slot = (*slot).min(mix(shingle ^ seed));
+/// Where to find, for each description, the later ones worth comparing it with: those in one
+/// of its `MinHash` buckets whose signatures mostly agree, and those sharing a rare word pair.
+///
+/// Buckets and word-pair lists are runs of sorted flat arrays rather than hash maps of vectors:
+/// over 10,000 descriptions that is a few megabytes instead of tens, and no allocation per
+/// bucket.
+struct Candidates {
+    /// Each description's `MinHash` signature, `HASHES` values in a row (32 bits suffice to
+    /// estimate agreement).
+    signatures: Vec<u32>,
+    /// (band key, description), sorted: a run of one key is a bucket, in description order.
+    banded: Vec<(u64, u32)>,
+    /// (description, where its entry is in `banded`, the end of that bucket), for buckets of
+    /// more than one, sorted: each description's buckets are one run.
+    memberships: Vec<(u32, u32, u32)>,
+    /// (word pair, description), sorted: a run of one pair is the descriptions that use it.
+    postings: Vec<(u64, u32)>,
+    /// (description, start, end) of each run of `postings` it is in with at most `RARE`
+    /// descriptions, sorted.
+    rare: Vec<(u32, u32, u32)>,
+    /// Whether `b` is already a candidate of `a`, and whether its signature was compared.
+    stamp: Vec<usize>,
+    estimated: Vec<usize>,
+    shared: HashMap<usize, usize>,
+}
+
+/// `usize` as the `u32` the flat arrays hold: sets of skills are far smaller.
+fn small(n: usize) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
+}
+
+/// The runs of equal first fields of a sorted slice, as (start, end).
+fn runs<K: PartialEq, V>(sorted: &[(K, V)]) -> impl Iterator<Item = (usize, usize)> + '_ {
+    let mut start = 0;
+    std::iter::from_fn(move || {
+        if start >= sorted.len() {
+            return None;
+        }
+        let key = &sorted[start].0;
+        let end = start + sorted[start..].partition_point(|(other, _)| other == key);
+        let run = (start, end);
+        start = end;
+        Some(run)
+    })
+}
+
+impl Candidates {
+    fn new(compared: &[Option<Compared>]) -> Self {
+        let seeds: Vec<u64> = (1..=HASHES as u64).map(mix).collect();
+        let band_seeds: Vec<u64> = (0..BANDS as u64).map(|band| mix(band ^ 0xB4D5)).collect();
+        let mut signatures = vec![0u32; compared.len() * HASHES];
+        let mut banded = Vec::new();
+        let mut postings = Vec::new();
+        let mut signature = [u64::MAX; HASHES];
+        for (index, item) in compared.iter().enumerate() {
+            let Some(item) = item else { continue };
+            signature.fill(u64::MAX);
+            for &shingle in &item.trigrams {
+                for (slot, seed) in signature.iter_mut().zip(&seeds) {
+                    *slot = (*slot).min(mix(shingle ^ seed));
+                }
+            }
+            for (band, seed) in band_seeds.iter().enumerate() {
+                let key = signature[band * ROWS..(band + 1) * ROWS]
+                    .iter()
+                    .fold(*seed, |acc, &h| mix(acc ^ h));
+                banded.push((key, small(index)));
+            }
+            for (slot, value) in signatures[index * HASHES..(index + 1) * HASHES]
+                .iter_mut()
+                .zip(signature)
+            {
+                // The high half: the low bits of a minimum are the least evenly spread.
+                *slot = u32::try_from(value >> 32).unwrap_or(u32::MAX);
+            }
+            postings.extend(item.bigrams.iter().map(|&pair| (pair, small(index))));
+        }
+        banded.sort_unstable();
+        postings.sort_unstable();
+        let mut memberships = Vec::new();
+        for (start, end) in runs(&banded) {
+            if end - start > 1 {
+                for at in start..end {
+                    memberships.push((banded[at].1, small(at), small(end)));
+                }
             }
         }
-        for band in 0..BANDS {
-            let key = signature[band * ROWS..(band + 1) * ROWS]
-                .iter()
-                .fold(0u64, |acc, &h| mix(acc ^ h));
-            buckets.entry((band, key)).or_default().push(index);
-        }
-        signatures[index] = signature;
-        for &pair in &item.bigrams {
-            let docs = postings.entry(pair).or_default();
-            // Past the cap the list is useless; stop growing it (one more marks it common).
-            if docs.len() <= RARE {
-                docs.push(index);
+        memberships.sort_unstable();
+        let mut rare = Vec::new();
+        for (start, end) in runs(&postings) {
+            // Past the cap the list is useless: a set phrase, not evidence.
+            if end - start <= RARE {
+                for at in start..end {
+                    rare.push((postings[at].1, small(start), small(end)));
+                }
             }
+        }
+        rare.sort_unstable();
+        Self {
+            signatures,
+            banded,
+            memberships,
+            postings,
+            rare,
+            stamp: vec![usize::MAX; compared.len()],
+            estimated: vec![usize::MAX; compared.len()],
+            shared: HashMap::new(),
         }
     }
-    // Each skill's candidates are the other members of its buckets and of its rare pairs' lists;
-    // a stamp per skill says whether it was already taken for the current one.
-    let mut keys_of: Vec<Vec<(usize, u64)>> = vec![Vec::new(); compared.len()];
-    for (key, members) in &buckets {
-        if members.len() > 1 {
-            for &member in members {
-                keys_of[member].push(*key);
-            }
-        }
+
+    /// The entries of `list` (sorted by description) that belong to description `a`.
+    fn own(list: &[(u32, u32, u32)], a: usize) -> &[(u32, u32, u32)] {
+        let a = small(a);
+        let start = list.partition_point(|entry| entry.0 < a);
+        let end = start + list[start..].partition_point(|entry| entry.0 == a);
+        &list[start..end]
     }
-    let mut out: Vec<Vec<usize>> = vec![Vec::new(); compared.len()];
-    let mut shared: HashMap<usize, usize> = HashMap::new();
-    // Whether `b` is already a candidate of `a`, and whether its signature was compared.
-    let mut stamp: Vec<usize> = vec![usize::MAX; compared.len()];
-    let mut estimated: Vec<usize> = vec![usize::MAX; compared.len()];
-    for a in 0..compared.len() {
-        let Some(item) = &compared[a] else { continue };
+
+    /// Puts into `out` the later descriptions worth comparing with `a`.
+    fn of(&mut self, a: usize, out: &mut Vec<usize>) {
+        out.clear();
         // The later members of each of its buckets, nearest first, taken from every bucket in
         // turn: a bucket of thousands (a generator's copies) is one cluster of near-duplicates,
         // and the next few members stand for the rest. At most SIGNATURES signatures are
         // compared for one description, however dense the set, which keeps the work linear.
-        let keys = &mut keys_of[a];
-        keys.sort_unstable();
-        let lists: Vec<&[usize]> = keys
-            .iter()
-            .map(|key| {
-                let members = &buckets[key];
-                let after = members.partition_point(|&member| member <= a);
-                &members[after..members.len().min(after + NEIGHBOURS)]
-            })
-            .collect();
+        let buckets = Self::own(&self.memberships, a);
         let mut budget = SIGNATURES;
-        'rounds: for round in 0..NEIGHBOURS {
+        'rounds: for round in 1..=NEIGHBOURS {
             let mut any = false;
-            for list in &lists {
-                let Some(&b) = list.get(round) else { continue };
+            for &(_, at, end) in buckets {
+                let at = at as usize + round;
+                if at >= end as usize {
+                    continue;
+                }
                 any = true;
-                if estimated[b] == a {
+                let b = self.banded[at].1 as usize;
+                if self.estimated[b] == a {
                     continue;
                 }
                 if budget == 0 {
                     break 'rounds;
                 }
                 budget -= 1;
-                estimated[b] = a;
+                self.estimated[b] = a;
                 // The share of equal MinHash values estimates the similarity: skip pairs far
                 // below the threshold (their edit similarity is checked below if they share
                 // rare pairs).
-                let agree = signatures[a]
+                let agree = self.signatures[a * HASHES..(a + 1) * HASHES]
                     .iter()
-                    .zip(&signatures[b])
+                    .zip(&self.signatures[b * HASHES..(b + 1) * HASHES])
                     .filter(|(x, y)| x == y)
                     .count();
                 if agree * 10 >= HASHES * 6 {
-                    stamp[b] = a;
-                    out[a].push(b);
+                    self.stamp[b] = a;
+                    out.push(b);
                 }
             }
             if !any {
@@ -440,29 +512,26 @@ fn candidates(compared: &[Option<Compared>]) -> Vec<Vec<usize>> {
             }
         }
         // Those sharing the most rare word pairs with it, a few at most.
-        shared.clear();
-        let mut rare = 0;
-        for pair in &item.bigrams {
-            let docs = &postings[pair];
-            if docs.len() > RARE {
-                continue;
-            }
-            rare += 1;
-            for &b in docs {
-                if b > a && stamp[b] != a {
-                    *shared.entry(b).or_default() += 1;
+        self.shared.clear();
+        let rare = Self::own(&self.rare, a);
+        for &(_, start, end) in rare {
+            for &(_, b) in &self.postings[start as usize..end as usize] {
+                let b = b as usize;
+                if b > a && self.stamp[b] != a {
+                    *self.shared.entry(b).or_default() += 1;
                 }
             }
         }
-        let mut ranked: Vec<(usize, usize)> = shared
+        let wanted = rare.len().min(6);
+        let mut ranked: Vec<(usize, usize)> = self
+            .shared
             .iter()
-            .filter(|&(_, &count)| count * 3 >= rare.min(6))
+            .filter(|&(_, &count)| count * 3 >= wanted)
             .map(|(&b, &count)| (count, b))
             .collect();
         ranked.sort_unstable_by(|x, y| y.cmp(x));
-        out[a].extend(ranked.into_iter().take(NEIGHBOURS).map(|(_, b)| b));
+        out.extend(ranked.into_iter().take(NEIGHBOURS).map(|(_, b)| b));
     }
-    out
 }
 
 /// The listing a skill is in: the Claude Code plugin that loads it (each plugin is installed,
