@@ -110,7 +110,7 @@ struct Plan {
 pub fn run(args: LintArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
     let threads = parallel::threads_for(&common::paths_or_here(&args.check.paths));
-    let plan = match plan(&args, printer, &cwd, threads)? {
+    let mut plan = match plan(&args, printer, &cwd, threads)? {
         Ok(plan) => plan,
         Err(status) => return Ok(status),
     };
@@ -123,7 +123,7 @@ pub fn run(args: LintArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
         },
         _ => FixMode::Off,
     };
-    let (outcomes, errors) = lint_jobs(&args, &plan.jobs, mode, &cwd, threads);
+    let (outcomes, errors) = lint_jobs(&args, &mut plan.jobs, mode, &cwd, threads);
 
     let fixed: usize = outcomes.iter().map(|o| o.fixed).sum();
     let exhausted: Vec<PathBuf> = outcomes
@@ -196,7 +196,7 @@ pub fn run(args: LintArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
 /// the errors of the skills that could not be read.
 fn lint_jobs(
     args: &LintArgs,
-    jobs: &[Job],
+    jobs: &mut [Job],
     mode: FixMode,
     cwd: &Path,
     threads: usize,
@@ -216,6 +216,11 @@ fn lint_jobs(
         };
         engine::lint_file(path, files, targets, &settings, mode, cwd, keep_bodies)
     });
+    // Each skill's other files were for its own checks; the rules across skills need only
+    // the skill files and their settings.
+    for (_, files, _, _) in jobs.iter_mut() {
+        *files = Vec::new();
+    }
     let mut outcomes = Vec::with_capacity(results.len());
     let mut errors = Vec::new();
     for result in results {
@@ -257,10 +262,10 @@ pub(crate) fn lint_one(
         deny_warnings: false,
         context_window: None,
     };
-    let Ok(plan) = plan(&args, printer, cwd, 1)? else {
+    let Ok(mut plan) = plan(&args, printer, cwd, 1)? else {
         anyhow::bail!("cannot lint {}", dir.display())
     };
-    let (outcomes, mut errors) = lint_jobs(&args, &plan.jobs, FixMode::Off, cwd, 1);
+    let (outcomes, mut errors) = lint_jobs(&args, &mut plan.jobs, FixMode::Off, cwd, 1);
     if let Some(error) = errors.pop() {
         return Err(error);
     }

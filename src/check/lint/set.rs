@@ -365,10 +365,10 @@ struct Candidates {
     /// (description, where its entry is in `banded`, the end of that bucket), for buckets of
     /// more than one, sorted: each description's buckets are one run.
     memberships: Vec<(u32, u32, u32)>,
-    /// (word pair, description), sorted: a run of one pair is the descriptions that use it.
-    postings: Vec<(u64, u32)>,
-    /// (description, start, end) of each run of `postings` it is in with at most `RARE`
-    /// descriptions, sorted.
+    /// The descriptions using each rare word pair (one used by at most `RARE`), pair after
+    /// pair.
+    rare_docs: Vec<u32>,
+    /// (description, start, end) in `rare_docs` of each rare pair it uses, sorted.
     rare: Vec<(u32, u32, u32)>,
     /// Whether `b` is already a candidate of `a`, and whether its signature was compared.
     stamp: Vec<usize>,
@@ -439,20 +439,25 @@ impl Candidates {
         }
         memberships.sort_unstable();
         let mut rare = Vec::new();
+        let mut rare_docs = Vec::new();
         for (start, end) in runs(&postings) {
             // Past the cap the list is useless: a set phrase, not evidence.
             if end - start <= RARE {
-                for at in start..end {
-                    rare.push((postings[at].1, small(start), small(end)));
+                let first = small(rare_docs.len());
+                rare_docs.extend(postings[start..end].iter().map(|&(_, doc)| doc));
+                let last = small(rare_docs.len());
+                for &(_, doc) in &postings[start..end] {
+                    rare.push((doc, first, last));
                 }
             }
         }
+        drop(postings);
         rare.sort_unstable();
         Self {
             signatures,
             banded,
             memberships,
-            postings,
+            rare_docs,
             rare,
             stamp: vec![usize::MAX; compared.len()],
             estimated: vec![usize::MAX; compared.len()],
@@ -515,7 +520,7 @@ impl Candidates {
         self.shared.clear();
         let rare = Self::own(&self.rare, a);
         for &(_, start, end) in rare {
-            for &(_, b) in &self.postings[start as usize..end as usize] {
+            for &b in &self.rare_docs[start as usize..end as usize] {
                 let b = b as usize;
                 if b > a && self.stamp[b] != a {
                     *self.shared.entry(b).or_default() += 1;
