@@ -277,17 +277,17 @@ pub(crate) fn across_skills(
     context_window: usize,
     cwd: &Path,
 ) {
-    // The set rules only add findings, so each skill's check is lent to them as it is (a
-    // copy of ten thousand skills' texts and trees would double lint's memory); what they
-    // add is split off afterwards, to be filtered and suppressed like the rest.
+    // Each skill's check is lent to the set rules without its findings (a copy of ten
+    // thousand skills' texts and trees would double lint's memory): what they leave in it is
+    // theirs alone (they also sort it), to be filtered and suppressed like the rest.
     let (mut checked, rest): (Vec<Checked>, Vec<_>) = outcomes
         .drain(..)
-        .map(|outcome| {
-            let found = outcome.checked.diagnostics.len();
+        .map(|mut outcome| {
+            let own = std::mem::take(&mut outcome.checked.diagnostics);
             (
                 outcome.checked,
                 (
-                    found,
+                    own,
                     outcome.suppressions,
                     outcome.fixed,
                     outcome.diff,
@@ -304,10 +304,9 @@ pub(crate) fn across_skills(
         .iter()
         .map(|(path, _, _, config)| (path.as_path(), config))
         .collect();
-    for (mut checked, (found, suppressions, fixed, diff, exhausted)) in
-        checked.into_iter().zip(rest)
+    for (mut checked, (own, suppressions, fixed, diff, exhausted)) in checked.into_iter().zip(rest)
     {
-        let mut found = checked.diagnostics.split_off(found);
+        let mut found = std::mem::replace(&mut checked.diagnostics, own);
         let mut outcome = Outcome {
             checked,
             suppressions,

@@ -1010,3 +1010,38 @@ fn a_backslash_link_is_reported_once() {
         "{text}"
     );
 }
+
+/// Findings of the rules across skills are filtered and suppressed like the others, whatever
+/// the skill's other findings: a duplicate name (SK601, on the `name` line) in a skill with a
+/// finding further down is still silenced by `--ignore` and by an inline disable.
+#[test]
+fn findings_across_skills_obey_ignore_and_inline_disables() {
+    let c = TestContext::new();
+    let body = "# Fixture\n\nSee [the guide](references/missing.md).\n";
+    c.skill(
+        "skills/dup",
+        &format!("---\nname: dup\ndescription: Handles the first copy of a name. Use when a test needs it.\n---\n\n{body}"),
+    );
+    c.skill(
+        "skills/dup-two",
+        &format!("---\n# skillpkg-disable-next-line SK108\nname: dup\ndescription: Handles the second copy of a name. Use when a test needs one.\n---\n\n{body}"),
+    );
+    let (_, out, _) = run(c.lint(&["skills", "--format", "concise"]));
+    assert!(out.contains("SK601"), "{out}");
+    assert!(out.contains("SK303") || out.contains("missing.md"), "{out}");
+    let (_, out, _) = run(c.lint(&["skills", "--format", "concise", "--ignore", "SK601"]));
+    assert!(!out.contains("SK601"), "{out}");
+    assert!(out.contains("missing.md"), "{out}");
+    // Inline: the disable on the name line silences it, and is not reported as unused.
+    c.skill(
+        "skills/dup-two",
+        &format!("---\n# skillpkg-disable-next-line SK108 SK601\nname: dup\ndescription: Handles the second copy of a name. Use when a test needs one.\n---\n\n{body}"),
+    );
+    let (_, out, _) = run(c.lint(&["skills/dup-two", "skills/dup", "--format", "concise"]));
+    let second: Vec<&str> = out
+        .lines()
+        .filter(|line| line.contains("dup-two"))
+        .collect();
+    assert!(!second.iter().any(|line| line.contains("SK601")), "{out}");
+    assert!(!second.iter().any(|line| line.contains("unused")), "{out}");
+}
