@@ -14,17 +14,16 @@ pub(crate) fn cores() -> usize {
     *CORES.get_or_init(|| std::thread::available_parallelism().map_or(2, usize::from))
 }
 
-/// The threads to walk and check `paths` on: one when every path is a skill (a `SKILL.md`, or a
-/// folder holding one), the way pre-commit hooks and editors call skillpkg, file by file:
+/// The threads to walk and check `paths` on: one when they are a single skill (a `SKILL.md`,
+/// or a folder holding one), the way pre-commit hooks and editors call skillpkg, file by file:
 /// starting and joining threads would cost more than the work; else every core.
 pub(crate) fn threads_for(paths: &[PathBuf]) -> usize {
     let is_skill = |path: &Path| {
         path.is_file() || path.join("SKILL.md").is_file() || path.join("skill.md").is_file()
     };
-    if !paths.is_empty() && paths.iter().all(|path| is_skill(path)) {
-        1
-    } else {
-        cores()
+    match paths {
+        [path] if is_skill(path) => 1,
+        _ => cores(),
     }
 }
 

@@ -376,9 +376,10 @@ struct Candidates {
     shared: HashMap<usize, usize>,
 }
 
-/// `usize` as the `u32` the flat arrays hold: sets of skills are far smaller.
+/// `usize` as the `u32` the flat arrays hold: sets of skills, and their word pairs, are far
+/// fewer than 2³² (each skill is a file read from disk).
 fn small(n: usize) -> u32 {
-    u32::try_from(n).unwrap_or(u32::MAX)
+    u32::try_from(n).expect("fewer than 2^32 descriptions and word pairs")
 }
 
 /// The runs of equal first fields of a sorted slice, as (start, end).
