@@ -453,11 +453,11 @@ fn side_by_side(
             .and_then(|name| name.to_str())
             .unwrap_or("corpus")
     ));
-    let link = project.join(".claude/skills");
-    if !link.exists() {
+    let skills_dir = project.join(".claude/skills");
+    if !skills_dir.exists() {
         fs_err::create_dir_all(project.join(".claude")).expect("create the project");
         #[cfg(unix)]
-        std::os::unix::fs::symlink(corpus, &link).expect("link the corpus as .claude/skills");
+        std::os::unix::fs::symlink(corpus, &skills_dir).expect("link the corpus as .claude/skills");
     }
     let project_str = corpus_str(&project);
     let one_name = manifest

@@ -433,8 +433,8 @@ impl Candidates {
         let mut memberships = Vec::new();
         for (start, end) in runs(&banded) {
             if end - start > 1 {
-                for at in start..end {
-                    memberships.push((banded[at].1, small(at), small(end)));
+                for (offset, &(_, doc)) in banded[start..end].iter().enumerate() {
+                    memberships.push((doc, small(start + offset), small(end)));
                 }
             }
         }
