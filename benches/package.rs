@@ -324,33 +324,8 @@ fn unpack_many(work: &Path, skillpkg: &str) {
     );
 }
 
-/// Median wall and CPU (user + sys) seconds of `runs` runs, timed by `/usr/bin/time`.
+/// Median wall and CPU (user + sys) seconds of `runs` runs of the commands `make` makes.
 fn cpu_time(runs: usize, mut make: impl FnMut() -> Command) -> (f64, f64) {
-    let report = std::env::temp_dir().join(format!("skillpkg-bench-time-{}", std::process::id()));
-    let mut samples: Vec<(f64, f64)> = (0..runs)
-        .map(|_| {
-            let command = make();
-            let status = Command::new("/usr/bin/time")
-                .args(["-f", "%e %U %S", "-o"])
-                .arg(&report)
-                .arg(command.get_program())
-                .args(command.get_args())
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .status()
-                .expect("run /usr/bin/time");
-            assert!(status.success(), "the command failed");
-            let text = fs_err::read_to_string(&report).expect("read the timing");
-            let fields: Vec<f64> = text
-                .lines()
-                .last()
-                .unwrap_or_default()
-                .split_whitespace()
-                .filter_map(|field| field.parse().ok())
-                .collect();
-            (fields[0], fields[1] + fields[2])
-        })
-        .collect();
-    samples.sort_by(|a, b| a.0.total_cmp(&b.0));
-    samples[samples.len() / 2]
+    let (wall, cpu, _) = median((0..runs).map(|_| measure(&mut make())).collect());
+    (wall, cpu)
 }

@@ -99,7 +99,7 @@ fn prepare(file: &PackFile) -> io::Result<Prepared> {
     let sha256: [u8; 32] = Sha256::digest(&content).into();
     let size = content.len() as u64;
     if !incompressible(&content[..content.len().min(SAMPLE)])
-        && let Some(data) = deflate(&content)?
+        && let Some(data) = deflate(&content)
     {
         return Ok(Prepared {
             method: 8,
@@ -163,17 +163,13 @@ thread_local! {
 }
 
 /// `data` deflated, or `None` when that would not make it smaller.
-fn deflate(data: &[u8]) -> io::Result<Option<Vec<u8>>> {
+fn deflate(data: &[u8]) -> Option<Vec<u8>> {
     COMPRESSOR.with_borrow_mut(|compressor| {
         // Only output shorter than the input is of use, so the buffer never needs to be larger.
         let mut out = vec![0u8; data.len().saturating_sub(1)];
-        match compressor.deflate_compress(data, &mut out) {
-            Ok(written) => {
-                out.truncate(written);
-                Ok(Some(out))
-            }
-            Err(libdeflater::CompressionError::InsufficientSpace) => Ok(None),
-        }
+        let written = compressor.deflate_compress(data, &mut out).ok()?;
+        out.truncate(written);
+        Some(out)
     })
 }
 
