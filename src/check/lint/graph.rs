@@ -429,23 +429,34 @@ impl<'a> Nodes<'a> {
                 out.push(node);
             }
         }
+        // Most words of prose can name nothing here: only those that can are hashed, and each
+        // once.
+        let folders = !self.folder_names.is_empty();
+        let stems = code && !self.stems.is_empty();
         let mut seen: HashSet<&str> = HashSet::default();
-        for word in words(text) {
-            if !seen.insert(word) {
+        // Without names lacking a `.`, nested folders or code stems, only dotted words can
+        // name something, and they are found from their dots.
+        let every_word = self.dotless_names || folders || stems;
+        let dotted = (!every_word).then(|| dotted_words(text));
+        let all = every_word.then(|| words(text));
+        for word in dotted.into_iter().flatten().chain(all.into_iter().flatten()) {
+            let name = word
+                .as_bytes()
+                .iter()
+                .rposition(|&b| b == b'/')
+                .map_or(word, |slash| &word[slash + 1..]);
+            let as_name = self.dotless_names || name.as_bytes().contains(&b'.');
+            let as_folder = folders && name.len() >= 4;
+            if !(as_name || as_folder || stems) || !seen.insert(word) {
                 continue;
             }
-            let name = word.rsplit('/').next().unwrap_or(word);
-            if (self.dotless_names || name.contains('.'))
-                && let Some(&node) = self.names.get(name)
-            {
+            if as_name && let Some(&node) = self.names.get(name) {
                 out.push(node);
             }
-            if name.len() >= 4
-                && let Some(found) = self.folder_names.get(name)
-            {
+            if as_folder && let Some(found) = self.folder_names.get(name) {
                 out.extend(found.iter().copied());
             }
-            if code {
+            if stems {
                 for part in word.split(['/', '.']) {
                     if let Some(&node) = self.stems.get(part) {
                         out.push(node);
@@ -472,11 +483,78 @@ impl<'a> Nodes<'a> {
     }
 }
 
-/// Runs of path characters in `text`, without trailing punctuation.
+/// Runs of path characters (letters, digits, `_-./`) in `text`, without trailing punctuation.
+/// A byte scan: most of a text is ASCII, and only other characters are decoded.
 fn words(text: &str) -> impl Iterator<Item = &str> {
-    text.split(|c: char| !(c.is_alphanumeric() || matches!(c, '_' | '-' | '.' | '/')))
-        .map(|word| word.trim_end_matches(['.', '-', '/']))
-        .filter(|word| !word.is_empty())
+    let bytes = text.as_bytes();
+    let mut at = 0;
+    std::iter::from_fn(move || {
+        loop {
+            // Skip to a word's start, then to its end.
+            let mut start = None;
+            while at < bytes.len() {
+                let (is_path, len) = path_char(text, at);
+                if is_path && start.is_none() {
+                    start = Some(at);
+                } else if !is_path && start.is_some() {
+                    break;
+                }
+                at += len;
+            }
+            let start = start?;
+            let word = text[start..at].trim_end_matches(['.', '-', '/']);
+            if !word.is_empty() {
+                return Some(word);
+            }
+        }
+    })
+}
+
+/// The words of `text`, as [`words`] gives them, whose last part has a `.` (`schema.json`,
+/// `lib/util.py`): found from each `.`, without looking at the words between.
+fn dotted_words(text: &str) -> impl Iterator<Item = &str> {
+    let bytes = text.as_bytes();
+    let mut from = 0;
+    std::iter::from_fn(move || {
+        while let Some(offset) = memchr::memchr(b'.', &bytes[from..]) {
+            let dot = from + offset;
+            // The word around the dot: it starts after the last word looked at ended.
+            let mut start = dot;
+            while let Some(c) = text[..start].chars().next_back()
+                && (c.is_alphanumeric() || matches!(c, '_' | '-' | '.' | '/'))
+            {
+                start -= c.len_utf8();
+            }
+            let mut end = dot;
+            while end < bytes.len() {
+                let (is_path, len) = path_char(text, end);
+                if !is_path {
+                    break;
+                }
+                end += len;
+            }
+            from = end;
+            let word = text[start..end].trim_end_matches(['.', '-', '/']);
+            let name = word.rsplit('/').next().unwrap_or(word);
+            if name.contains('.') {
+                return Some(word);
+            }
+        }
+        None
+    })
+}
+
+/// Whether the character at byte `at` of `text` is a path character, and its length.
+fn path_char(text: &str, at: usize) -> (bool, usize) {
+    let byte = text.as_bytes()[at];
+    if byte.is_ascii() {
+        return (
+            byte.is_ascii_alphanumeric() || matches!(byte, b'_' | b'-' | b'.' | b'/'),
+            1,
+        );
+    }
+    let c = text[at..].chars().next().unwrap_or(char::REPLACEMENT_CHARACTER);
+    (c.is_alphanumeric(), c.len_utf8())
 }
 
 /// Template paths (`references/{lang}.md`) found in the texts, and which text wrote each.
@@ -655,6 +733,35 @@ mod tests {
             .position(|f| f.path == "scripts/util.py")
             .unwrap();
         assert_eq!(g.depth(util), Some(2));
+    }
+
+    #[test]
+    fn words_are_runs_of_path_characters() {
+        let slow = |text: &str| -> Vec<String> {
+            text.split(|c: char| !(c.is_alphanumeric() || matches!(c, '_' | '-' | '.' | '/')))
+                .map(|word| word.trim_end_matches(['.', '-', '/']))
+                .filter(|word| !word.is_empty())
+                .map(str::to_owned)
+                .collect()
+        };
+        for text in [
+            "",
+            "...",
+            "Run `scripts/run.py`, then read references/a-b.md. Done.",
+            "naïve café—über/straße ٣٤ 漢字.md “quoted/” e\u{301}x",
+            "a/ -b- ./c/. ../d",
+            "trailing-word",
+            "a.b.c. x.y/z w/x.y... .hidden ..",
+            "end. Next sentence.Then schema.json, lib/util.py; e.g. v1.2",
+        ] {
+            let fast: Vec<&str> = words(text).collect();
+            assert_eq!(fast, slow(text), "{text:?}");
+            let dotted: Vec<String> = slow(text)
+                .into_iter()
+                .filter(|word| word.rsplit('/').next().unwrap_or(word).contains('.'))
+                .collect();
+            assert_eq!(dotted_words(text).collect::<Vec<_>>(), dotted, "{text:?}");
+        }
     }
 
     #[test]
