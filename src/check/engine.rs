@@ -280,8 +280,9 @@ pub(crate) fn across_skills(
     // Each skill's check is lent to the set rules without its findings (a copy of ten
     // thousand skills' texts and trees would double lint's memory): what they leave in it is
     // theirs alone (they also sort it), to be filtered and suppressed like the rest.
-    let (mut checked, rest): (Vec<Checked>, Vec<_>) = outcomes
-        .drain(..)
+    // Taken whole, so that the outcomes' own buffer is freed before the rules run.
+    let (mut checked, rest): (Vec<Checked>, Vec<_>) = std::mem::take(outcomes)
+        .into_iter()
         .map(|mut outcome| {
             let own = std::mem::take(&mut outcome.checked.diagnostics);
             (
@@ -304,6 +305,7 @@ pub(crate) fn across_skills(
         .iter()
         .map(|(path, _, _, config)| (path.as_path(), config))
         .collect();
+    outcomes.reserve_exact(checked.len());
     for (mut checked, (own, suppressions, fixed, diff, exhausted)) in checked.into_iter().zip(rest)
     {
         let mut found = std::mem::replace(&mut checked.diagnostics, own);

@@ -126,7 +126,7 @@ fn skill(item: &Checked) -> SkillJson<'_> {
         .skill
         .reading()
         .and_then(|reading| reading.doc.as_ref())
-        .and_then(|doc| doc.name.as_ref())
+        .and_then(|doc| doc.name.as_deref())
         .and_then(|field| field.value.as_deref().ok());
     SkillJson {
         path: item.skill.dir.display().to_string(),

@@ -156,7 +156,7 @@ pub(crate) fn skill_name(checked: &Checked) -> String {
         .skill
         .reading()
         .and_then(|reading| reading.doc.as_ref())
-        .and_then(|doc| doc.name.as_ref())
+        .and_then(|doc| doc.name.as_deref())
         .and_then(|field| field.value.as_ref().ok())
         .map(|name| name.trim().to_owned())
         .filter(|name| !name.is_empty() && !name.contains(['/', '\\']))

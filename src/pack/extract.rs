@@ -379,7 +379,7 @@ fn flat_name<R: Read + std::io::Seek>(
         let skill =
             crate::skill::Skill::from_bytes(PathBuf::from("SKILL.md"), String::new(), bytes);
         let doc = skill.reading()?.doc.as_ref()?;
-        let name = doc.name.as_ref()?.value.as_ref().ok()?.trim().to_owned();
+        let name = doc.name.as_deref()?.value.as_ref().ok()?.trim().to_owned();
         valid_skill_name(&name).then_some(name)
     });
     match declared {

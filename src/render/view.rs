@@ -152,13 +152,13 @@ fn text(field: Option<&crate::skill::model::Field<String>>) -> Option<String> {
 fn claude_view(skill: &Skill, reading: &Reading, doc: Option<&SkillDoc>) -> ClaudeView {
     let body = skill.body(reading);
     let description = doc
-        .and_then(|doc| text(doc.description.as_ref()))
+        .and_then(|doc| text(doc.description.as_deref()))
         .filter(|text| !text.trim().is_empty());
     let flag = |field: Option<&crate::skill::model::Field<bool>>| {
         field.is_some_and(|f| f.value == Ok(true))
     };
     let allowed_tools = match doc
-        .and_then(|doc| doc.allowed_tools.as_ref())
+        .and_then(|doc| doc.allowed_tools.as_deref())
         .map(|f| &f.value)
     {
         Some(Ok(ToolList::Text(text))) => split_tools(text),
@@ -170,21 +170,21 @@ fn claude_view(skill: &Skill, reading: &Reading, doc: Option<&SkillDoc>) -> Clau
     };
     ClaudeView {
         description,
-        when_to_use: doc.and_then(|doc| text(doc.when_to_use.as_ref())),
+        when_to_use: doc.and_then(|doc| text(doc.when_to_use.as_deref())),
         name: None,
         no_text: false,
         fallback: fallback_line(body),
-        disable_model_invocation: flag(doc.and_then(|doc| doc.disable_model_invocation.as_ref())),
+        disable_model_invocation: flag(doc.and_then(|doc| doc.disable_model_invocation.as_deref())),
         user_invocable: doc
-            .and_then(|doc| doc.user_invocable.as_ref())
+            .and_then(|doc| doc.user_invocable.as_deref())
             .is_none_or(|field| field.value != Ok(false)),
-        paths: doc.and_then(|doc| doc.paths.as_ref()).is_some(),
+        paths: doc.and_then(|doc| doc.paths.as_deref()).is_some(),
         fork: doc
-            .and_then(|doc| doc.context.as_ref())
+            .and_then(|doc| doc.context.as_deref())
             .and_then(|field| field.value.as_deref().ok())
             == Some("fork"),
         arguments: doc
-            .and_then(|doc| doc.arguments.as_ref())
+            .and_then(|doc| doc.arguments.as_deref())
             .and_then(|field| field.value.as_ref().ok())
             .map(|names| names.iter().map(|name| name.value.clone()).collect())
             .unwrap_or_default(),
@@ -247,10 +247,10 @@ fn spec_view(skill: &Skill, reading: &Reading) -> SpecView {
     };
     SpecView {
         name: doc
-            .and_then(|doc| text(doc.name.as_ref()))
+            .and_then(|doc| text(doc.name.as_deref()))
             .map(|name| name.trim().to_owned()),
         description: doc
-            .and_then(|doc| text(doc.description.as_ref()))
+            .and_then(|doc| text(doc.description.as_deref()))
             .map(|description| description.trim().to_owned())
             .filter(|description| !description.is_empty()),
         body: skill.body(reading).to_owned(),

@@ -337,8 +337,8 @@ mod tests {
         // The tree is gone; the typed frontmatter the rules across skills read is not.
         assert!(reading.yaml.is_none());
         let doc = reading.doc.as_ref().unwrap();
-        assert_eq!(doc.name.as_ref().unwrap().value.as_deref(), Ok("s"));
-        let description = doc.description.as_ref().unwrap();
+        assert_eq!(doc.name.as_deref().unwrap().value.as_deref(), Ok("s"));
+        let description = doc.description.as_deref().unwrap();
         assert_eq!(description.value.as_deref(), Ok("Does a thing."));
         assert_eq!(&source.text()[description.span.clone()], "Does a thing.");
     }

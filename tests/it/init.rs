@@ -517,11 +517,11 @@ fn descriptions_that_need_quoting_round_trip() {
     let reading = skill.reading().expect("frontmatter");
     let doc = reading.doc.as_ref().expect("a parsed document");
     assert_eq!(
-        doc.description.as_ref().unwrap().value.as_deref(),
+        doc.description.as_deref().unwrap().value.as_deref(),
         Ok(tricky)
     );
     assert_eq!(
-        doc.license.as_ref().unwrap().value.as_deref(),
+        doc.license.as_deref().unwrap().value.as_deref(),
         Ok("MIT OR Apache-2.0")
     );
 }

@@ -78,7 +78,7 @@ fn legacy_base_dir(cx: &LintContext<'_>, out: &mut Vec<Diagnostic>) {
     let text = cx.text();
     // In order and apart: `allowed-tools` (in the frontmatter), then the inline commands.
     let mut places: Vec<std::ops::Range<usize>> = Vec::new();
-    if let Some(field) = cx.doc.and_then(|doc| doc.allowed_tools.as_ref()) {
+    if let Some(field) = cx.doc.and_then(|doc| doc.allowed_tools.as_deref()) {
         places.push(field.span.clone());
     }
     places.extend(
@@ -418,7 +418,7 @@ pub(super) fn check_claude_code(cx: &LintContext<'_>, target: Target, out: &mut 
 
 /// The entries of `allowed-tools`, with `${CLAUDE_SKILL_DIR}` left as written.
 fn allowed_tools(doc: Option<&SkillDoc>) -> Vec<String> {
-    let Some(field) = doc.and_then(|doc| doc.allowed_tools.as_ref()) else {
+    let Some(field) = doc.and_then(|doc| doc.allowed_tools.as_deref()) else {
         return Vec::new();
     };
     match &field.value {

@@ -905,7 +905,7 @@ pub(super) fn check_placeholders(cx: &LintContext<'_>, out: &mut Vec<Diagnostic>
     let mut lines = BTreeSet::new();
     // A description that starts with placeholder text (init's `"TODO: …"`) is left over,
     // however it is quoted: the quotes are YAML's, not a quotation.
-    if let Some(field) = cx.doc.and_then(|doc| doc.description.as_ref())
+    if let Some(field) = cx.doc.and_then(|doc| doc.description.as_deref())
         && let Ok(value) = &field.value
         && let Some(found) = pattern.find(value.trim_start())
         && found.start() == 0

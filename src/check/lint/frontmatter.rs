@@ -152,7 +152,7 @@ pub(super) fn check(cx: &LintContext<'_>, out: &mut Vec<Diagnostic>) {
     if let Some(Field {
         value: Ok(patterns),
         ..
-    }) = &doc.paths
+    }) = doc.paths.as_deref()
     {
         for pattern in patterns {
             if let Err(error) = globset::Glob::new(&pattern.value) {
@@ -670,7 +670,7 @@ fn check_shadowed_command(cx: &LintContext<'_>, out: &mut Vec<Diagnostic>) {
         // The `name` value, or else the start of the file (an empty span: nothing to slice).
         let span = cx
             .doc
-            .and_then(|doc| doc.name.as_ref())
+            .and_then(|doc| doc.name.as_deref())
             .map_or(0..0, |field| field.span.clone());
         out.push(
             Diagnostic::warning(
@@ -792,7 +792,7 @@ fn arguments(cx: &LintContext<'_>, out: &mut Vec<Diagnostic>) {
     }
     let Some(Field {
         value: Ok(names), ..
-    }) = &doc.arguments
+    }) = doc.arguments.as_deref()
     else {
         return;
     };

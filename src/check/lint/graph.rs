@@ -439,7 +439,11 @@ impl<'a> Nodes<'a> {
         let every_word = self.dotless_names || folders || stems;
         let dotted = (!every_word).then(|| dotted_words(text));
         let all = every_word.then(|| words(text));
-        for word in dotted.into_iter().flatten().chain(all.into_iter().flatten()) {
+        for word in dotted
+            .into_iter()
+            .flatten()
+            .chain(all.into_iter().flatten())
+        {
             let name = word
                 .as_bytes()
                 .iter()
@@ -553,7 +557,10 @@ fn path_char(text: &str, at: usize) -> (bool, usize) {
             1,
         );
     }
-    let c = text[at..].chars().next().unwrap_or(char::REPLACEMENT_CHARACTER);
+    let c = text[at..]
+        .chars()
+        .next()
+        .unwrap_or(char::REPLACEMENT_CHARACTER);
     (c.is_alphanumeric(), c.len_utf8())
 }
 

@@ -33,12 +33,12 @@ const SIGNATURES: usize = 64;
 /// The description as skillpkg reads it, if it is text.
 fn description(item: &Checked) -> Option<&str> {
     let doc = item.skill.reading()?.doc.as_ref()?;
-    doc.description.as_ref()?.value.as_deref().ok()
+    doc.description.as_deref()?.value.as_deref().ok()
 }
 
 fn description_span(item: &Checked) -> Option<std::ops::Range<usize>> {
     let doc = item.skill.reading()?.doc.as_ref()?;
-    doc.description.as_ref().map(|field| field.span.clone())
+    doc.description.as_deref().map(|field| field.span.clone())
 }
 
 /// 64-bit mixing (splitmix64's finaliser).
@@ -242,10 +242,65 @@ fn unmatched(left: &[(u64, f64)], right: &[(u64, f64)]) -> f64 {
 
 /// What is compared of one description.
 struct Compared {
-    /// Its words with their weights.
-    words: Vec<(u64, f64)>,
+    /// Its words, as [`Vocabulary`] ids.
+    words: Vec<u32>,
     trigrams: Vec<u64>,
-    bigrams: Vec<u64>,
+}
+
+/// The words of a set of descriptions, each by a dense id with its hash and weight: a
+/// description's words then cost four bytes each rather than sixteen.
+struct Vocabulary {
+    hashes: Vec<u64>,
+    weights: Vec<f64>,
+}
+
+impl Vocabulary {
+    /// Each word of `lists`, numbered, and the hashes of `lists` as those numbers.
+    fn new(lists: Vec<Option<Vec<u64>>>) -> (Self, Vec<Option<Vec<u32>>>) {
+        let weights = weights(&lists);
+        let mut vocabulary = Self {
+            hashes: Vec::with_capacity(weights.len()),
+            weights: Vec::with_capacity(weights.len()),
+        };
+        let mut ids: HashMap<u64, u32> = HashMap::with_capacity(weights.len());
+        let numbered = lists
+            .into_iter()
+            .map(|words| {
+                let words = words?;
+                Some(
+                    words
+                        .iter()
+                        .map(|&word| {
+                            *ids.entry(word).or_insert_with(|| {
+                                vocabulary.hashes.push(word);
+                                vocabulary
+                                    .weights
+                                    .push(weights.get(&word).copied().unwrap_or(1.0));
+                                small(vocabulary.hashes.len() - 1)
+                            })
+                        })
+                        .collect(),
+                )
+            })
+            .collect();
+        (vocabulary, numbered)
+    }
+
+    /// The hashes of `words` into `out`.
+    fn hashes_of(&self, words: &[u32], out: &mut Vec<u64>) {
+        out.clear();
+        out.extend(words.iter().map(|&id| self.hashes[id as usize]));
+    }
+
+    /// `words` with their hashes and weights, into `out`.
+    fn weighed(&self, words: &[u32], out: &mut Vec<(u64, f64)>) {
+        out.clear();
+        out.extend(
+            words
+                .iter()
+                .map(|&id| (self.hashes[id as usize], self.weights[id as usize])),
+        );
+    }
 }
 
 /// `similar-descriptions`. Candidate pairs come two ways, neither comparing every pair:
@@ -261,12 +316,12 @@ pub(crate) fn similar_descriptions(checked: &mut [Checked]) {
                 .map(words)
         })
         .collect();
-    let weights = weights(&lists);
+    let (vocabulary, lists) = Vocabulary::new(lists);
     let mut best: Vec<Option<(f64, usize)>> = vec![None; checked.len()];
     // Copies of one description are 100% the same: each is matched with the first, and only
     // the first goes on to be compared with the rest, however many copies a generator made.
     let mut copy = vec![false; lists.len()];
-    let mut first_of: HashMap<&[u64], usize> = HashMap::new();
+    let mut first_of: HashMap<&[u32], usize> = HashMap::new();
     for (index, words) in lists.iter().enumerate() {
         let Some(words) = words else { continue };
         match first_of.get(words.as_slice()) {
@@ -283,26 +338,26 @@ pub(crate) fn similar_descriptions(checked: &mut [Checked]) {
         }
     }
     drop(first_of);
+    let mut hashes = Vec::new();
     let compared: Vec<Option<Compared>> = lists
         .into_iter()
         .zip(copy)
         .map(|(words, copy)| {
-            words.filter(|_| !copy).map(|words| Compared {
-                trigrams: grams(&words, 3),
-                bigrams: grams(&words, 2),
-                words: words
-                    .iter()
-                    .map(|word| (*word, weights.get(word).copied().unwrap_or(1.0)))
-                    .collect(),
+            let words = words.filter(|_| !copy)?;
+            vocabulary.hashes_of(&words, &mut hashes);
+            Some(Compared {
+                trigrams: grams(&hashes, 3),
+                words,
             })
         })
         .collect();
-    drop(weights);
-    let mut index = Candidates::new(&compared);
+    let mut index = Candidates::new(&compared, &vocabulary);
     let mut others = Vec::new();
+    let (mut left_weighed, mut right_weighed) = (Vec::new(), Vec::new());
     for (a, left) in compared.iter().enumerate() {
         let Some(left) = left else { continue };
         index.of(a, &mut others);
+        left_weighed.clear();
         for &b in &others {
             let Some(right) = &compared[b] else { continue };
             // Sharing most phrases settles it; the edit distance is for the rest.
@@ -310,7 +365,11 @@ pub(crate) fn similar_descriptions(checked: &mut [Checked]) {
             let score = if shared >= SIMILARITY {
                 shared
             } else {
-                edit_similarity(&left.words, &right.words)
+                if left_weighed.is_empty() {
+                    vocabulary.weighed(&left.words, &mut left_weighed);
+                }
+                vocabulary.weighed(&right.words, &mut right_weighed);
+                edit_similarity(&left_weighed, &right_weighed)
             };
             if score < SIMILARITY {
                 continue;
@@ -398,13 +457,17 @@ fn runs<K: PartialEq, V>(sorted: &[(K, V)]) -> impl Iterator<Item = (usize, usiz
 }
 
 impl Candidates {
-    fn new(compared: &[Option<Compared>]) -> Self {
+    fn new(compared: &[Option<Compared>], vocabulary: &Vocabulary) -> Self {
         let seeds: Vec<u64> = (1..=HASHES as u64).map(mix).collect();
         let band_seeds: Vec<u64> = (0..BANDS as u64).map(|band| mix(band ^ 0xB4D5)).collect();
         let mut signatures = vec![0u32; compared.len() * HASHES];
-        let mut banded = Vec::new();
-        let mut postings = Vec::new();
+        // Sized once: grown by doubling, these would hold up to twice what they need.
+        let described = compared.iter().flatten().count();
+        let mut banded = Vec::with_capacity(described * BANDS);
+        let mut postings =
+            Vec::with_capacity(compared.iter().flatten().map(|item| item.words.len()).sum());
         let mut signature = [u64::MAX; HASHES];
+        let mut hashes = Vec::new();
         for (index, item) in compared.iter().enumerate() {
             let Some(item) = item else { continue };
             signature.fill(u64::MAX);
@@ -426,11 +489,20 @@ impl Candidates {
                 // The high half: the low bits of a minimum are the least evenly spread.
                 *slot = u32::try_from(value >> 32).unwrap_or(u32::MAX);
             }
-            postings.extend(item.bigrams.iter().map(|&pair| (pair, small(index))));
+            vocabulary.hashes_of(&item.words, &mut hashes);
+            postings.extend(
+                grams(&hashes, 2)
+                    .into_iter()
+                    .map(|pair| (pair, small(index))),
+            );
         }
         banded.sort_unstable();
         postings.sort_unstable();
-        let mut memberships = Vec::new();
+        let shared_buckets = runs(&banded)
+            .filter(|(start, end)| end - start > 1)
+            .map(|(start, end)| end - start)
+            .sum();
+        let mut memberships = Vec::with_capacity(shared_buckets);
         for (start, end) in runs(&banded) {
             if end - start > 1 {
                 for (offset, &(_, doc)) in banded[start..end].iter().enumerate() {
@@ -439,8 +511,12 @@ impl Candidates {
             }
         }
         memberships.sort_unstable();
-        let mut rare = Vec::new();
-        let mut rare_docs = Vec::new();
+        let in_rare = runs(&postings)
+            .filter(|(start, end)| end - start <= RARE)
+            .map(|(start, end)| end - start)
+            .sum();
+        let mut rare = Vec::with_capacity(in_rare);
+        let mut rare_docs = Vec::with_capacity(in_rare);
         for (start, end) in runs(&postings) {
             // Past the cap the list is useless: a set phrase, not evidence.
             if end - start <= RARE {
@@ -666,23 +742,23 @@ fn entry(item: &Checked, style: CapStyle) -> Option<Entry> {
     let reading = item.skill.reading()?;
     let doc = reading.doc.as_ref();
     if doc
-        .and_then(|doc| doc.disable_model_invocation.as_ref())
+        .and_then(|doc| doc.disable_model_invocation.as_deref())
         .is_some_and(|field| field.value == Ok(true))
     {
         return None;
     }
-    if doc.and_then(|doc| doc.paths.as_ref()).is_some() {
+    if doc.and_then(|doc| doc.paths.as_deref()).is_some() {
         return None;
     }
     let description = doc
-        .and_then(|doc| doc.description.as_ref())
+        .and_then(|doc| doc.description.as_deref())
         .and_then(|field| field.value.as_ref().ok())
         .filter(|text| !text.trim().is_empty())
         .cloned()
         .or_else(|| fallback_line(item.skill.body(reading)))
         .unwrap_or_default();
     let when_to_use = doc
-        .and_then(|doc| doc.when_to_use.as_ref())
+        .and_then(|doc| doc.when_to_use.as_deref())
         .and_then(|field| field.value.as_ref().ok())
         .map(String::as_str);
     let text = listing::entry_text(&description, when_to_use, style);

@@ -18,12 +18,12 @@ pub(super) fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     compatibility(cx, out);
     match cx.family() {
         Family::Spec | Family::ClaudeAi => {
-            text_type(out, "license", cx.doc.license.as_ref());
+            text_type(out, "license", cx.doc.license.as_deref());
             metadata(cx, out);
             wrong_type(
                 out,
                 "allowed-tools",
-                cx.doc.allowed_tools.as_ref(),
+                cx.doc.allowed_tools.as_deref(),
                 Severity::Error,
             );
         }
@@ -221,18 +221,18 @@ fn claude_code(cx: &Context<'_>, out: &mut Vec<Diagnostic>, modern: bool) {
 fn claude_code_types(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     let doc = cx.doc;
     let error = Severity::Error;
-    wrong_type(out, "allowed-tools", doc.allowed_tools.as_ref(), error);
+    wrong_type(out, "allowed-tools", doc.allowed_tools.as_deref(), error);
     wrong_type(
         out,
         "disallowed-tools",
-        doc.disallowed_tools.as_ref(),
+        doc.disallowed_tools.as_deref(),
         error,
     );
     // 2.1.332 reads these two with JavaScript's `String(…)` (seen in its binary:
     // `String(z["argument-hint"])`): a list still loads, as its items joined by commas.
     for (key, field) in [
-        ("when_to_use", doc.when_to_use.as_ref()),
-        ("argument-hint", doc.argument_hint.as_ref()),
+        ("when_to_use", doc.when_to_use.as_deref()),
+        ("argument-hint", doc.argument_hint.as_deref()),
     ] {
         let Some(field) = field else { continue };
         if let Err(mismatch) = &field.value {
@@ -250,15 +250,15 @@ fn claude_code_types(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
             );
         }
     }
-    wrong_type(out, "arguments", doc.arguments.as_ref(), error);
-    wrong_type(out, "model", doc.model.as_ref(), error);
-    wrong_type(out, "effort", doc.effort.as_ref(), error);
-    wrong_type(out, "context", doc.context.as_ref(), error);
-    wrong_type(out, "agent", doc.agent.as_ref(), error);
-    wrong_type(out, "hooks", doc.hooks.as_ref(), error);
-    wrong_type(out, "paths", doc.paths.as_ref(), error);
-    wrong_type(out, "shell", doc.shell.as_ref(), error);
-    wrong_type(out, "version", doc.version.as_ref(), Severity::Warning);
+    wrong_type(out, "arguments", doc.arguments.as_deref(), error);
+    wrong_type(out, "model", doc.model.as_deref(), error);
+    wrong_type(out, "effort", doc.effort.as_deref(), error);
+    wrong_type(out, "context", doc.context.as_deref(), error);
+    wrong_type(out, "agent", doc.agent.as_deref(), error);
+    wrong_type(out, "hooks", doc.hooks.as_deref(), error);
+    wrong_type(out, "paths", doc.paths.as_deref(), error);
+    wrong_type(out, "shell", doc.shell.as_deref(), error);
+    wrong_type(out, "version", doc.version.as_deref(), Severity::Warning);
     if let Some(field) = &doc.metadata
         && field.value.is_err()
     {

@@ -14,8 +14,8 @@ const SPEC_KEYS_NOTE: &str =
 /// The unsafe fix for `when_to_use` outside Claude Code: append it to `description` and remove
 /// the key. Only for one-line descriptions, whose value can be replaced as a whole.
 fn merge_when_to_use(cx: &Context<'_>) -> Option<Fix> {
-    let description = cx.doc.description.as_ref()?;
-    let when = cx.doc.when_to_use.as_ref()?;
+    let description = cx.doc.description.as_deref()?;
+    let when = cx.doc.when_to_use.as_deref()?;
     let (Ok(text), Ok(extra)) = (&description.value, &when.value) else {
         return None;
     };

@@ -30,7 +30,7 @@ pub(crate) fn check_duplicate_names(checked: &mut [Checked]) {
             .skill
             .reading()
             .and_then(|reading| reading.doc.as_ref())
-            .and_then(|doc| doc.name.as_ref())
+            .and_then(|doc| doc.name.as_deref())
             .filter(|field| {
                 field
                     .value

@@ -279,12 +279,12 @@ pub(super) fn inspect(upload: &Path, unpack: &Path, url_name: &str) -> Result<In
     let doc = skill.reading().and_then(|reading| reading.doc.clone());
     let name = doc
         .as_ref()
-        .and_then(|doc| doc.name.as_ref())
+        .and_then(|doc| doc.name.as_deref())
         .and_then(|f| f.value.as_ref().ok())
         .map(|n| n.trim().to_owned());
     let description = doc
         .as_ref()
-        .and_then(|doc| doc.description.as_ref())
+        .and_then(|doc| doc.description.as_deref())
         .and_then(|f| f.value.as_ref().ok())
         .map(|d| d.trim().to_owned())
         .unwrap_or_default();
