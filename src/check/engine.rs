@@ -194,11 +194,11 @@ pub(crate) fn lint_file(
     }
     // Keep what reports point at, and for Claude Code's listing the first body line (its
     // fallback description); drop the rest of the body.
-    let mut keep = checked.reported_end();
+    let mut keep = checked.reported();
     if keep_body {
-        keep = keep.max(fallback_line_end(&checked.skill));
+        keep.push(0..fallback_line_end(&checked.skill));
     }
-    checked.skill.release_body(keep);
+    checked.skill.release_body(&keep);
     Ok(Outcome {
         checked,
         suppressions,

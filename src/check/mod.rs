@@ -62,14 +62,18 @@ impl Checked {
         }
     }
 
-    /// Where the last text a finding points at ends: what a report needs of the skill file.
-    pub(crate) fn reported_end(&self) -> usize {
+    /// What a report shows of the skill file: for each finding, from the first to the last
+    /// text it points at (one snippet shows them all).
+    pub(crate) fn reported(&self) -> Vec<std::ops::Range<usize>> {
         self.diagnostics
             .iter()
-            .flat_map(|d| d.span.iter().chain(d.related.iter().map(|r| &r.span)))
-            .map(|span| span.end)
-            .max()
-            .unwrap_or(0)
+            .filter_map(|d| {
+                let spans = d.span.iter().chain(d.related.iter().map(|r| &r.span));
+                let start = spans.clone().map(|span| span.start).min()?;
+                let end = spans.map(|span| span.end.max(span.start)).max()?;
+                Some(start..end)
+            })
+            .collect()
     }
 
     /// Sorts findings by file (SKILL.md first), position (file-level first), then severity,

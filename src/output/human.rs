@@ -111,7 +111,7 @@ fn snippet<'a>(
         .unwrap_or(first_line);
     let start = source.line_range(first_line).start;
     let end = source.line_range(last_line).end.max(start);
-    let text = &source.text()[start..end];
+    let text = source.slice(start..end);
     let local = |span: &Range<usize>| {
         let from = span.start.clamp(start, end) - start;
         let to = span.end.clamp(start, end) - start;
@@ -155,27 +155,26 @@ fn window<'a>(
     span: &Range<usize>,
     diagnostic: &'a Diagnostic,
 ) -> (Snippet<'a, annotate_snippets::Annotation<'a>>, usize) {
-    let text = source.text();
     let line = source.position(span.start).line;
     let range = source.line_range(line);
-    let mut from = span.start.saturating_sub(WINDOW).max(range.start);
+    // Offsets within the line from here on.
+    let text = source.slice(range.clone());
+    let start = span.start.saturating_sub(range.start);
+    let end = span.end.max(span.start).saturating_sub(range.start);
+    let mut from = start.saturating_sub(WINDOW);
     while !text.is_char_boundary(from) {
         from -= 1;
     }
-    let mut to = span
-        .end
-        .max(span.start)
-        .saturating_add(WINDOW)
-        .min(range.end);
+    let mut to = end.saturating_add(WINDOW).min(text.len());
     while !text.is_char_boundary(to) {
         to += 1;
     }
-    let local = span.start.clamp(from, to) - from..span.end.clamp(from, to) - from;
+    let local = start.clamp(from, to) - from..end.clamp(from, to) - from;
     let mut primary = AnnotationKind::Primary.span(local.start..local.end.max(local.start));
     if let Some(label) = &diagnostic.label {
         primary = primary.label(label.as_str());
     }
-    let shown = text[from..span.start.clamp(from, to)].chars().count() + 1;
+    let shown = text[from..start.clamp(from, to)].chars().count() + 1;
     let snippet = Snippet::source(&text[from..to])
         .line_start(line)
         .path(path.to_owned())

@@ -213,18 +213,20 @@ impl Skill {
         }
     }
 
-    /// Drops the text after the frontmatter and after the line holding `keep`, and the parsed
-    /// YAML tree (the typed frontmatter stays), once a command no longer needs them: spans
-    /// before that point keep working for reports, and the rules across skills read the typed
-    /// frontmatter only. Ten thousand skills' trees are a tenth of `lint`'s memory.
-    pub(crate) fn release_body(&mut self, keep: usize) {
+    /// Drops the lines of the body that no range of `keep` touches, and the parsed YAML tree
+    /// (the typed frontmatter stays), once a command no longer needs them: reports read the
+    /// lines their findings point at, and the rules across skills read the frontmatter only.
+    /// Ten thousand skills' texts and trees are most of `lint`'s memory.
+    pub(crate) fn release_body(&mut self, keep: &[std::ops::Range<usize>]) {
         if let Content::Text { source, reading } = &mut self.content {
             reading.yaml = None;
             let frontmatter_end = match &reading.split {
                 Split::Found(region) => region.close.end,
                 Split::Missing | Split::Unclosed { .. } => 0,
             };
-            source.truncate_after_line_of(keep.max(frontmatter_end));
+            let mut keep = keep.to_vec();
+            keep.push(0..frontmatter_end);
+            source.keep_lines(&keep);
         }
     }
 }
@@ -327,7 +329,7 @@ mod tests {
     fn releasing_the_body_keeps_the_frontmatter_and_its_typed_fields() {
         let mut skill =
             skill("---\nname: s\ndescription: Does a thing.\n---\n\n# S\n\nLine one.\nLine two.\n");
-        skill.release_body(0);
+        skill.release_body(&[]);
         let source = skill.source().unwrap();
         assert_eq!(
             source.text(),

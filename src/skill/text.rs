@@ -48,6 +48,23 @@ pub struct SourceText {
     /// For every block of [`BLOCK`] bytes, how many characters start before it: columns are
     /// then found without counting a long line from its start for every finding on it.
     char_blocks: OnceLock<Vec<usize>>,
+    /// Runs of lines a text kept for reports no longer holds ([`Self::keep_lines`]), in order.
+    /// Offsets and line numbers everywhere else stay those of the whole text.
+    gaps: Vec<Gap>,
+}
+
+/// Whole lines dropped from a text kept for reports.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Gap {
+    /// Where they started in the whole text: byte offset and 0-based line.
+    at: usize,
+    line: usize,
+    /// Where they were in the kept text: byte offset and 0-based line.
+    stored: usize,
+    stored_line: usize,
+    /// How many bytes and lines they were.
+    bytes: usize,
+    lines: usize,
 }
 
 /// The block size of [`SourceText::char_blocks`].
@@ -111,12 +128,26 @@ impl SourceText {
             lone_cr,
             line_starts: OnceLock::new(),
             char_blocks: OnceLock::new(),
+            gaps: Vec::new(),
         }
     }
 
-    /// The normalised text: no BOM, `\n` line endings.
+    /// The normalised text: no BOM, `\n` line endings. Of a text kept for reports
+    /// ([`Self::keep_lines`]), the part before the first dropped line; [`Self::slice`] reads
+    /// the kept lines after it.
     pub fn text(&self) -> &str {
-        &self.text
+        match self.gaps.first() {
+            Some(gap) => &self.text[..gap.stored],
+            None => &self.text,
+        }
+    }
+
+    /// The text of `range` (offsets of the whole text): lines a text kept for reports dropped
+    /// are left out.
+    pub(crate) fn slice(&self, range: Range<usize>) -> &str {
+        let start = self.floor_char_boundary(self.stored(range.start).min(self.text.len()));
+        let end = self.floor_char_boundary(self.stored(range.end).min(self.text.len()));
+        &self.text[start..end.max(start)]
     }
 
     /// The text exactly as decoded: the BOM and the original line endings put back.
@@ -152,21 +183,102 @@ impl SourceText {
         self.bom
     }
 
-    /// Drops everything after the line that contains `offset`. Offsets before it keep their
-    /// meaning; used to stop holding the bodies of thousands of checked skills.
-    pub(crate) fn truncate_after_line_of(&mut self, offset: usize) {
-        if offset >= self.text.len() {
+    /// Keeps only the lines that `keep` (offsets of the whole text) touch, to stop holding the
+    /// texts of thousands of checked skills: a finding on line 500 keeps line 500, not the 499
+    /// before it. Positions, lines and [`Self::slice`] keep answering in the whole text's
+    /// offsets and line numbers for the kept lines; the text is for reports from then on (the
+    /// map back to the original bytes is not kept).
+    pub(crate) fn keep_lines(&mut self, keep: &[Range<usize>]) {
+        debug_assert!(self.gaps.is_empty(), "a text is released once");
+        let len = self.text.len();
+        let starts = self.line_starts();
+        let line_of = |offset: usize| starts.partition_point(|&start| start <= offset.min(len)) - 1;
+        let mut blocks: Vec<(usize, usize)> = keep
+            .iter()
+            .map(|range| (line_of(range.start), line_of(range.end.max(range.start))))
+            .collect();
+        blocks.sort_unstable();
+        let mut merged: Vec<(usize, usize)> = Vec::with_capacity(blocks.len());
+        for (first, last) in blocks {
+            match merged.last_mut() {
+                Some(block) if first <= block.1 + 1 => block.1 = block.1.max(last),
+                _ => merged.push((first, last)),
+            }
+        }
+        // The end of a line, with its `\n`.
+        let end_of = |line: usize| starts.get(line + 1).copied().unwrap_or(len);
+        let kept: usize = merged
+            .iter()
+            .map(|&(first, last)| end_of(last) - starts[first])
+            .sum();
+        if kept == len {
             return;
         }
-        let end = self.text[offset..]
-            .find('\n')
-            .map_or(self.text.len(), |i| offset + i + 1);
-        self.text.truncate(end);
-        self.text.shrink_to_fit();
-        self.crlf.retain(|&at| at < end);
-        self.lone_cr.retain(|&at| at < end);
+        let mut text = String::with_capacity(kept);
+        let mut gaps = Vec::new();
+        let (mut next, mut dropped_lines) = (0, 0);
+        for (first, last) in merged {
+            if first > next {
+                gaps.push(Gap {
+                    at: starts[next],
+                    line: next,
+                    stored: text.len(),
+                    stored_line: next - dropped_lines,
+                    bytes: starts[first] - starts[next],
+                    lines: first - next,
+                });
+                dropped_lines += first - next;
+            }
+            text.push_str(&self.text[starts[first]..end_of(last)]);
+            next = last + 1;
+        }
+        // The original bytes' map is for fixes, which are done by now.
+        self.crlf = Vec::new();
+        self.lone_cr = Vec::new();
+        self.text = text;
+        self.gaps = gaps;
         self.line_starts = OnceLock::new();
         self.char_blocks = OnceLock::new();
+    }
+
+    /// Where byte `offset` of the whole text is in the kept one (for an offset in dropped
+    /// lines, where they were).
+    fn stored(&self, offset: usize) -> usize {
+        let after = self.gaps.partition_point(|gap| gap.at <= offset);
+        match after.checked_sub(1).map(|index| &self.gaps[index]) {
+            None => offset,
+            Some(gap) if offset < gap.at + gap.bytes => gap.stored,
+            Some(gap) => offset - (gap.at - gap.stored + gap.bytes),
+        }
+    }
+
+    /// Where byte `stored` of the kept text is in the whole one.
+    fn whole(&self, stored: usize) -> usize {
+        let after = self.gaps.partition_point(|gap| gap.stored <= stored);
+        match after.checked_sub(1).map(|index| &self.gaps[index]) {
+            None => stored,
+            Some(gap) => stored + (gap.at - gap.stored + gap.bytes),
+        }
+    }
+
+    /// The 0-based line of the whole text that 0-based line `stored` of the kept one is.
+    fn whole_line(&self, stored: usize) -> usize {
+        let after = self.gaps.partition_point(|gap| gap.stored_line <= stored);
+        match after.checked_sub(1).map(|index| &self.gaps[index]) {
+            None => stored,
+            Some(gap) => stored + (gap.line - gap.stored_line + gap.lines),
+        }
+    }
+
+    /// The 0-based line of the kept text that 0-based line `line` of the whole one is, or
+    /// the dropped lines' place (`Err`, as a byte offset of the whole text).
+    fn stored_line(&self, line: usize) -> Result<usize, usize> {
+        let after = self.gaps.partition_point(|gap| gap.line <= line);
+        match after.checked_sub(1).map(|index| &self.gaps[index]) {
+            None => Ok(line),
+            Some(gap) if line < gap.line + gap.lines => Err(gap.at),
+            Some(gap) => Ok(line - (gap.line - gap.stored_line + gap.lines)),
+        }
     }
 
     fn line_starts(&self) -> &[usize] {
@@ -221,34 +333,47 @@ impl SourceText {
 
     /// Line and column of a byte offset in the normalised text.
     pub fn position(&self, offset: usize) -> Position {
-        let offset = self.floor_char_boundary(offset.min(self.text.len()));
+        let offset = self.floor_char_boundary(self.stored(offset).min(self.text.len()));
         let starts = self.line_starts();
         let line_index = starts.partition_point(|&start| start <= offset) - 1;
         let start = starts[line_index];
         Position {
-            line: line_index + 1,
+            line: self.whole_line(line_index) + 1,
             column: self.chars_before(offset) - self.chars_before(start) + 1,
         }
     }
 
     /// The text of a 1-based line, without its line ending.
     pub fn line(&self, line: usize) -> &str {
-        let starts = self.line_starts();
-        let Some(&start) = starts.get(line.wrapping_sub(1)) else {
+        let Ok(index) = self.stored_line(line.wrapping_sub(1)) else {
             return "";
         };
-        let end = starts.get(line).map_or(self.text.len(), |&next| next - 1);
+        let starts = self.line_starts();
+        let Some(&start) = starts.get(index) else {
+            return "";
+        };
+        let end = starts
+            .get(index + 1)
+            .map_or(self.text.len(), |&next| next - 1);
         &self.text[start..end]
     }
 
     /// The byte range of the 1-based line, without its line ending.
     pub(crate) fn line_range(&self, line: usize) -> Range<usize> {
-        let starts = self.line_starts();
-        let Some(&start) = starts.get(line.wrapping_sub(1)) else {
-            return self.text.len()..self.text.len();
+        let index = match self.stored_line(line.wrapping_sub(1)) {
+            Ok(index) => index,
+            Err(at) => return at..at,
         };
-        let end = starts.get(line).map_or(self.text.len(), |&next| next - 1);
-        start..end
+        let starts = self.line_starts();
+        let Some(&start) = starts.get(index) else {
+            let end = self.whole(self.text.len());
+            return end..end;
+        };
+        let end = starts
+            .get(index + 1)
+            .map_or(self.text.len(), |&next| next - 1);
+        let shift = self.whole(start) - start;
+        start + shift..end + shift
     }
 
     fn floor_char_boundary(&self, mut offset: usize) -> usize {
@@ -331,14 +456,28 @@ mod tests {
     }
 
     #[test]
-    fn truncation_keeps_earlier_positions() {
-        let mut source = decode(b"a\r\nbb\r\nccc\r\n");
-        let before = source.position(4);
-        source.truncate_after_line_of(3);
-        assert_eq!(source.text(), "a\nbb\n");
-        assert_eq!(source.position(4), before);
-        assert_eq!(source.original_offset(2), 3);
-        assert_eq!(source.original_offset(4), 6);
+    fn kept_lines_answer_as_the_whole_text_did() {
+        let whole = decode("---\nname: é\n---\nα\nbb\nccc\ndddd\neeeee\nlast".as_bytes());
+        let mut kept = whole.clone();
+        let ccc = whole.text().find("ccc").unwrap();
+        let last = whole.text().find("last").unwrap();
+        kept.keep_lines(&[0..3, ccc + 1..ccc + 2, last..last]);
+        // The first line, ccc's and the last; the prefix before the first gap.
+        assert_eq!(kept.text(), "---\n");
+        assert_eq!(kept.slice(ccc..ccc + 3), "ccc");
+        for offset in [0, 2, ccc, ccc + 2, last, last + 3] {
+            assert_eq!(kept.position(offset), whole.position(offset), "{offset}");
+        }
+        for line in [1, 6, 9] {
+            assert_eq!(kept.line(line), whole.line(line));
+            assert_eq!(kept.line_range(line), whole.line_range(line));
+        }
+        // Dropped lines read as empty, where they were.
+        assert_eq!(kept.line(2), "");
+        assert_eq!(
+            kept.line_range(7),
+            whole.line_range(7).start..whole.line_range(7).start
+        );
     }
 
     #[test]
@@ -350,6 +489,41 @@ mod tests {
 
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2000))]
+
+        /// Keeping some lines changes no answer about them: positions, lines, line ranges and
+        /// slices are those of the whole text.
+        #[test]
+        fn kept_lines_keep_their_answers(
+            text in "[a-cé\n]{0,60}",
+            keep in proptest::collection::vec((0usize..70, 0usize..8), 0..4),
+        ) {
+            let whole = SourceText::from_string(text.clone());
+            let len = whole.text().len();
+            let ranges: Vec<Range<usize>> = keep
+                .iter()
+                .map(|&(start, extra)| {
+                    let start = whole.floor_char_boundary(start.min(len));
+                    start..whole.floor_char_boundary((start + extra).min(len))
+                })
+                .collect();
+            let mut kept = whole.clone();
+            kept.keep_lines(&ranges);
+            for range in &ranges {
+                let first = whole.position(range.start).line;
+                let last = whole.position(range.end).line;
+                for line in first..=last {
+                    proptest::prop_assert_eq!(kept.line(line), whole.line(line));
+                    let span = whole.line_range(line);
+                    proptest::prop_assert_eq!(kept.line_range(line), span.clone());
+                    proptest::prop_assert_eq!(kept.slice(span.clone()), &text[span.clone()]);
+                    for offset in span.start..=span.end {
+                        if text.is_char_boundary(offset) {
+                            proptest::prop_assert_eq!(kept.position(offset), whole.position(offset));
+                        }
+                    }
+                }
+            }
+        }
 
         /// The offset map round-trips: the original comes back byte for byte, every offset of
         /// the normalised text points at the same character in the original (a `\r` where a

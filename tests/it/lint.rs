@@ -1045,3 +1045,72 @@ fn findings_across_skills_obey_ignore_and_inline_disables() {
     assert!(!second.iter().any(|line| line.contains("SK601")), "{out}");
     assert!(!second.iter().any(|line| line.contains("unused")), "{out}");
 }
+
+/// Reports read only the lines their findings point at (lint keeps nothing else of ten thousand
+/// bodies): a finding deep in the body, one on a long line, and one whose snippet spans lines
+/// show the same lines, columns and text as the file has.
+#[test]
+fn findings_deep_in_the_body_show_their_own_lines() {
+    let context = TestContext::new();
+    let filler: String = (1..=30)
+        .map(|i| format!("Step {i} of the work.\n"))
+        .collect();
+    let long = format!(
+        "{} see [the guide](references/long-missing.md) now.",
+        "word ".repeat(300)
+    );
+    let body = format!(
+        "{filler}Read [the spec](references/missing.md) first.\n{filler}{long}\n{filler}Done.\n"
+    );
+    context.lint_skill("deep", "", &body);
+    let text = fs_err::read_to_string(context.root().join("deep/SKILL.md")).unwrap();
+    let line_of = |needle: &str| {
+        let at = text.find(needle).unwrap();
+        let line = text[..at].matches('\n').count() + 1;
+        let start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+        (line, text[start..at].chars().count() + 1)
+    };
+    let (missing, missing_column) = line_of("references/missing.md");
+    let (long_line, long_column) = line_of("references/long-missing.md");
+    assert!(
+        missing > 35 && long_line > missing + 30,
+        "{missing} {long_line}"
+    );
+
+    let (_, stdout, stderr) = run(context.lint(&["deep", "--select", "SK303"]));
+    let human = format!("{stdout}{stderr}");
+    assert!(
+        human.contains(&format!("deep/SKILL.md:{missing}:{missing_column}")),
+        "{human}"
+    );
+    assert!(
+        human.contains(&format!(
+            "{missing} | Read [the spec](references/missing.md) first."
+        )),
+        "{human}"
+    );
+    assert!(
+        human.contains(&format!("deep/SKILL.md:{long_line}:{long_column}")),
+        "{human}"
+    );
+    assert!(
+        human.contains("see [the guide](references/long-missing.md) now."),
+        "{human}"
+    );
+
+    let (_, json, _) = run(context.lint(&["deep", "--select", "SK303", "--format", "json"]));
+    let json: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let lines: Vec<(u64, u64)> = json["skills"][0]["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| (d["line"].as_u64().unwrap(), d["column"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(
+        lines,
+        [
+            (missing as u64, missing_column as u64),
+            (long_line as u64, long_column as u64)
+        ]
+    );
+}
