@@ -199,6 +199,7 @@ pub(crate) fn lint_file(
         keep.push(0..fallback_line_end(&checked.skill));
     }
     checked.skill.release_body(&keep);
+    checked.diagnostics.shrink_to_fit();
     Ok(Outcome {
         checked,
         suppressions,
@@ -271,51 +272,29 @@ pub fn analyse(
 
 /// The rules across skills, then the suppressions they leave unused.
 pub(crate) fn across_skills(
-    outcomes: &mut Vec<Outcome>,
+    outcomes: &mut [Outcome],
     jobs: &[Job],
     cli: &CliRules,
     context_window: usize,
     cwd: &Path,
 ) {
-    // Each skill's check is lent to the set rules without its findings (a copy of ten
-    // thousand skills' texts and trees would double lint's memory): what they leave in it is
-    // theirs alone (they also sort it), to be filtered and suppressed like the rest.
-    // Taken whole, so that the outcomes' own buffer is freed before the rules run.
-    let (mut checked, rest): (Vec<Checked>, Vec<_>) = std::mem::take(outcomes)
-        .into_iter()
-        .map(|mut outcome| {
-            let own = std::mem::take(&mut outcome.checked.diagnostics);
-            (
-                outcome.checked,
-                (
-                    own,
-                    outcome.suppressions,
-                    outcome.fixed,
-                    outcome.diff,
-                    outcome.exhausted,
-                ),
-            )
-        })
-        .unzip();
-    check_set(&mut checked);
-    set::similar_descriptions(&mut checked);
-    set::listing_budget(&mut checked, context_window);
+    // The set rules run on the outcomes in place, each skill's earlier findings set aside
+    // (a copy of ten thousand records would cost lint a tenth of its memory): what they leave
+    // is theirs alone (they also sort it), to be filtered and suppressed like the rest.
+    let mut own: Vec<Vec<Diagnostic>> = outcomes
+        .iter_mut()
+        .map(|outcome| std::mem::take(&mut outcome.checked.diagnostics))
+        .collect();
+    check_set(outcomes);
+    set::similar_descriptions(outcomes);
+    set::listing_budget(outcomes, context_window);
     // Outcomes and jobs line up except where a skill could not be read.
     let configs: HashMap<&Path, &Option<Arc<Config>>> = jobs
         .iter()
         .map(|(path, _, _, config)| (path.as_path(), config))
         .collect();
-    outcomes.reserve_exact(checked.len());
-    for (mut checked, (own, suppressions, fixed, diff, exhausted)) in checked.into_iter().zip(rest)
-    {
-        let mut found = std::mem::replace(&mut checked.diagnostics, own);
-        let mut outcome = Outcome {
-            checked,
-            suppressions,
-            fixed,
-            diff,
-            exhausted,
-        };
+    for (outcome, own) in outcomes.iter_mut().zip(&mut own) {
+        let mut found = std::mem::replace(&mut outcome.checked.diagnostics, std::mem::take(own));
         let skill_path = outcome.checked.skill.path.clone();
         let settings = Settings {
             cli,
@@ -345,7 +324,16 @@ pub(crate) fn across_skills(
         found.extend(unused);
         outcome.checked.diagnostics.extend(found);
         outcome.checked.sort();
-        outcomes.push(outcome);
+    }
+}
+
+impl crate::check::AsChecked for Outcome {
+    fn checked(&self) -> &Checked {
+        &self.checked
+    }
+
+    fn checked_mut(&mut self) -> &mut Checked {
+        &mut self.checked
     }
 }
 

@@ -136,10 +136,27 @@ pub fn check_skill(skill: Skill, targets: &[Target]) -> Checked {
 }
 
 /// Runs the rules that compare skills; `checked` must be in the order findings are reported.
-pub fn check_set(checked: &mut [Checked]) {
+pub fn check_set<T: AsChecked>(checked: &mut [T]) {
     rules::set::check_duplicate_names(checked);
     for item in checked {
-        item.sort();
+        item.checked_mut().sort();
+    }
+}
+
+/// A checked skill, alone or in a larger record: the rules across skills read and extend it
+/// in place, so that a command need not copy ten thousand records to run them.
+pub trait AsChecked {
+    fn checked(&self) -> &Checked;
+    fn checked_mut(&mut self) -> &mut Checked;
+}
+
+impl AsChecked for Checked {
+    fn checked(&self) -> &Checked {
+        self
+    }
+
+    fn checked_mut(&mut self) -> &mut Checked {
+        self
     }
 }
 

@@ -149,5 +149,6 @@ fn check_file(path: &std::path::Path, targets: &[Target]) -> anyhow::Result<Chec
     let mut checked = check_skill(skill, targets);
     let keep = checked.reported();
     checked.skill.release_body(&keep);
+    checked.diagnostics.shrink_to_fit();
     Ok(checked)
 }

@@ -213,13 +213,17 @@ impl Skill {
         }
     }
 
-    /// Drops the lines of the body that no range of `keep` touches, and the parsed YAML tree
-    /// (the typed frontmatter stays), once a command no longer needs them: reports read the
-    /// lines their findings point at, and the rules across skills read the frontmatter only.
-    /// Ten thousand skills' texts and trees are most of `lint`'s memory.
+    /// Drops the lines of the body that no range of `keep` touches, the parsed YAML tree and
+    /// the typed fields the rules across skills do not read ([`SkillDoc::keep_set_fields`]),
+    /// once a command no longer needs them: reports read the lines their findings point at, and
+    /// the rules across skills a few fields of the frontmatter. Ten thousand skills' texts and
+    /// trees are most of `lint`'s memory.
     pub(crate) fn release_body(&mut self, keep: &[std::ops::Range<usize>]) {
         if let Content::Text { source, reading } = &mut self.content {
             reading.yaml = None;
+            if let Some(doc) = &mut reading.doc {
+                doc.keep_set_fields();
+            }
             let frontmatter_end = match &reading.split {
                 Split::Found(region) => region.close.end,
                 Split::Missing | Split::Unclosed { .. } => 0,
@@ -327,14 +331,15 @@ mod tests {
 
     #[test]
     fn releasing_the_body_keeps_the_frontmatter_and_its_typed_fields() {
-        let mut skill =
-            skill("---\nname: s\ndescription: Does a thing.\n---\n\n# S\n\nLine one.\nLine two.\n");
+        let frontmatter =
+            "---\nname: s\ndescription: Does a thing.\nlicense: MIT\nmetadata:\n  a: b\n---\n";
+        let mut skill = skill(&format!("{frontmatter}\n# S\n\nLine one.\nLine two.\n"));
         skill.release_body(&[]);
         let source = skill.source().unwrap();
-        assert_eq!(
-            source.text(),
-            "---\nname: s\ndescription: Does a thing.\n---\n"
-        );
+        assert_eq!(source.text(), frontmatter);
+        // Only the fields the rules across skills and the reports read are kept.
+        let doc = skill.reading().unwrap().doc.as_ref().unwrap();
+        assert!(doc.entries.is_empty() && doc.license.is_none() && doc.metadata.is_none());
         let reading = skill.reading().unwrap();
         // The tree is gone; the typed frontmatter the rules across skills read is not.
         assert!(reading.yaml.is_none());

@@ -182,6 +182,23 @@ pub struct SkillDoc {
 }
 
 impl SkillDoc {
+    /// Drops all but what the rules across skills and the reports read once a skill's own
+    /// checks are done: `name`, `description`, `when_to_use`, `disable-model-invocation`,
+    /// `user-invocable` and `paths`. The keys in order, `metadata` and the rest are thousands of
+    /// small strings over a large set of skills.
+    pub(crate) fn keep_set_fields(&mut self) {
+        let kept = Self {
+            name: self.name.take(),
+            description: self.description.take(),
+            when_to_use: self.when_to_use.take(),
+            disable_model_invocation: self.disable_model_invocation.take(),
+            user_invocable: self.user_invocable.take(),
+            paths: self.paths.take(),
+            ..Self::default()
+        };
+        *self = kept;
+    }
+
     /// Reads the typed fields out of a YAML mapping. Returns `None` when the root is not a
     /// mapping (or there is no root).
     pub(crate) fn from_yaml(yaml: &Yaml) -> Option<Self> {

@@ -5,9 +5,9 @@ use std::collections::HashMap;
 use crate::agent::claude_code::listing::{self, CapStyle, Entry};
 use crate::agent::claude_code::reading::fallback_line;
 use crate::agent::{Family, Target};
-use crate::check::Checked;
 use crate::check::diagnostic::Diagnostic;
 use crate::check::rule::{LISTING_OVER_BUDGET, SIMILAR_DESCRIPTIONS};
+use crate::check::{AsChecked, Checked};
 
 /// Two descriptions at least this similar are near-duplicates: the larger of the Jaccard
 /// similarity of their word 3-grams and their word-level edit similarity (one minus the words
@@ -29,6 +29,8 @@ const RARE: usize = 32;
 const NEIGHBOURS: usize = 48;
 /// The most `MinHash` signatures one description is compared with.
 const SIGNATURES: usize = 64;
+/// Into how many parts (a power of two) the word-pair lists are built.
+const PARTS: u64 = 4;
 
 /// The description as skillpkg reads it, if it is text.
 fn description(item: &Checked) -> Option<&str> {
@@ -307,11 +309,11 @@ impl Vocabulary {
 /// `MinHash` with banding over word 3-grams (descriptions that share most phrases), and word
 /// pairs that few descriptions use (descriptions a few edits apart share most of those). Each
 /// candidate is then compared exactly.
-pub(crate) fn similar_descriptions(checked: &mut [Checked]) {
+pub(crate) fn similar_descriptions<T: AsChecked>(checked: &mut [T]) {
     let lists: Vec<Option<Vec<u64>>> = checked
         .iter()
         .map(|item| {
-            description(item)
+            description(item.checked())
                 .filter(|text| text.split_whitespace().count() >= 3)
                 .map(words)
         })
@@ -384,13 +386,13 @@ pub(crate) fn similar_descriptions(checked: &mut [Checked]) {
     drop(index);
     let names: Vec<String> = checked
         .iter()
-        .map(|item| item.skill.path.display().to_string())
+        .map(|item| item.checked().skill.path.display().to_string())
         .collect();
     for (index, found) in best.into_iter().enumerate() {
         let Some((score, other)) = found else {
             continue;
         };
-        let item = &mut checked[index];
+        let item = checked[index].checked_mut();
         let mut diagnostic = Diagnostic::warning(
             &SIMILAR_DESCRIPTIONS,
             format!(
@@ -464,8 +466,6 @@ impl Candidates {
         // Sized once: grown by doubling, these would hold up to twice what they need.
         let described = compared.iter().flatten().count();
         let mut banded = Vec::with_capacity(described * BANDS);
-        let mut postings =
-            Vec::with_capacity(compared.iter().flatten().map(|item| item.words.len()).sum());
         let mut signature = [u64::MAX; HASHES];
         let mut hashes = Vec::new();
         for (index, item) in compared.iter().enumerate() {
@@ -489,15 +489,8 @@ impl Candidates {
                 // The high half: the low bits of a minimum are the least evenly spread.
                 *slot = u32::try_from(value >> 32).unwrap_or(u32::MAX);
             }
-            vocabulary.hashes_of(&item.words, &mut hashes);
-            postings.extend(
-                grams(&hashes, 2)
-                    .into_iter()
-                    .map(|pair| (pair, small(index))),
-            );
         }
         banded.sort_unstable();
-        postings.sort_unstable();
         let shared_buckets = runs(&banded)
             .filter(|(start, end)| end - start > 1)
             .map(|(start, end)| end - start)
@@ -511,24 +504,55 @@ impl Candidates {
             }
         }
         memberships.sort_unstable();
-        let in_rare = runs(&postings)
-            .filter(|(start, end)| end - start <= RARE)
-            .map(|(start, end)| end - start)
-            .sum();
-        let mut rare = Vec::with_capacity(in_rare);
-        let mut rare_docs = Vec::with_capacity(in_rare);
-        for (start, end) in runs(&postings) {
-            // Past the cap the list is useless: a set phrase, not evidence.
-            if end - start <= RARE {
-                let first = small(rare_docs.len());
-                rare_docs.extend(postings[start..end].iter().map(|&(_, doc)| doc));
-                let last = small(rare_docs.len());
-                for &(_, doc) in &postings[start..end] {
-                    rare.push((doc, first, last));
+        // Which descriptions use each word pair: the list of every (pair, description) is the
+        // largest thing here, so it is made a part at a time, by the pairs' top hash bits (the
+        // parts, each sorted, are then in the order the whole list would be).
+        let mut rare = Vec::new();
+        let mut rare_docs = Vec::new();
+        let part_of = |pair: u64| pair >> (64 - PARTS.trailing_zeros());
+        let pairs = |index: usize, hashes: &mut Vec<u64>| {
+            compared[index].as_ref().map_or_else(Vec::new, |item| {
+                vocabulary.hashes_of(&item.words, hashes);
+                grams(hashes, 2)
+            })
+        };
+        for part in 0..PARTS {
+            let size = (0..compared.len())
+                .map(|index| {
+                    pairs(index, &mut hashes)
+                        .into_iter()
+                        .filter(|&pair| part_of(pair) == part)
+                        .count()
+                })
+                .sum();
+            let mut postings = Vec::with_capacity(size);
+            for index in 0..compared.len() {
+                postings.extend(
+                    pairs(index, &mut hashes)
+                        .into_iter()
+                        .filter(|&pair| part_of(pair) == part)
+                        .map(|pair| (pair, small(index))),
+                );
+            }
+            postings.sort_unstable();
+            let in_rare = runs(&postings)
+                .filter(|(start, end)| end - start <= RARE)
+                .map(|(start, end)| end - start)
+                .sum();
+            rare.reserve_exact(in_rare);
+            rare_docs.reserve_exact(in_rare);
+            for (start, end) in runs(&postings) {
+                // Past the cap the list is useless: a set phrase, not evidence.
+                if end - start <= RARE {
+                    let first = small(rare_docs.len());
+                    rare_docs.extend(postings[start..end].iter().map(|&(_, doc)| doc));
+                    let last = small(rare_docs.len());
+                    for &(_, doc) in &postings[start..end] {
+                        rare.push((doc, first, last));
+                    }
                 }
             }
         }
-        drop(postings);
         rare.sort_unstable();
         Self {
             signatures,
@@ -631,12 +655,12 @@ fn listing_of(item: &Checked) -> Option<std::path::PathBuf> {
 /// `listing-over-budget`, for the skills checked under a Claude Code target: once per listing
 /// (a plugin's skills, or a `.claude/skills` folder's), on the first skill it affects. Skills
 /// in no listing are not checked.
-pub(crate) fn listing_budget(checked: &mut [Checked], context_window: usize) {
+pub(crate) fn listing_budget<T: AsChecked>(checked: &mut [T], context_window: usize) {
     // Each listing's members, found in one pass.
     let mut listings: std::collections::BTreeMap<std::path::PathBuf, Vec<usize>> =
         std::collections::BTreeMap::new();
     for (index, item) in checked.iter().enumerate() {
-        if let Some(key) = listing_of(item) {
+        if let Some(key) = listing_of(item.checked()) {
             listings.entry(key).or_default().push(index);
         }
     }
@@ -651,8 +675,8 @@ pub(crate) fn listing_budget(checked: &mut [Checked], context_window: usize) {
     }
 }
 
-fn over_budget(
-    checked: &mut [Checked],
+fn over_budget<T: AsChecked>(
+    checked: &mut [T],
     members: &[usize],
     key: &std::path::Path,
     target: Target,
@@ -662,7 +686,7 @@ fn over_budget(
     // Listing order, as Claude Code builds it.
     let mut members: Vec<(String, usize, Entry)> = members
         .iter()
-        .map(|&index| (index, &checked[index]))
+        .map(|&index| (index, checked[index].checked()))
         .filter(|(_, item)| item.targets.contains(&target))
         .filter_map(|(index, item)| {
             let entry = entry(item, style)?;
@@ -712,7 +736,7 @@ fn over_budget(
         format!("the plugin `{name}`")
     };
     let index = members[first].1;
-    let item = &mut checked[index];
+    let item = checked[index].checked_mut();
     let mut diagnostic = Diagnostic::warning(
         &LISTING_OVER_BUDGET,
         format!(

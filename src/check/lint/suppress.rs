@@ -174,7 +174,7 @@ pub struct Suppressions {
     pub directives: Vec<Directive>,
     /// Built on first use: which directive covers what, so that each finding is looked up
     /// rather than compared with every directive.
-    index: OnceLock<Index>,
+    index: OnceLock<Box<Index>>,
 }
 
 /// Directives by what they cover; values are indexes into [`Suppressions::directives`], in
@@ -265,7 +265,9 @@ impl Suppressions {
     }
 
     fn suppresses(&mut self, rule: &'static Rule, line: Option<usize>) -> bool {
-        let index = self.index.get_or_init(|| Index::build(&self.directives));
+        let index = self
+            .index
+            .get_or_init(|| Box::new(Index::build(&self.directives)));
         let code = rule.code;
         // Ranges: the last disable/enable above the line decides.
         let range_hit = line

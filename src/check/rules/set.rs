@@ -4,7 +4,7 @@ use std::collections::HashMap;
 
 use unicode_normalization::UnicodeNormalization;
 
-use crate::check::Checked;
+use crate::check::AsChecked;
 use crate::check::diagnostic::Diagnostic;
 use crate::check::rule::DUPLICATE_NAME;
 
@@ -14,10 +14,11 @@ use crate::check::rule::DUPLICATE_NAME;
 /// is what agents fall back to). Names are compared after NFKC, as the name rules compare them,
 /// within one Claude Code plugin, or among the skills outside any plugin: Claude Code names a
 /// plugin's skills `plugin:name`, so two plugins may each have a `setup`.
-pub(crate) fn check_duplicate_names(checked: &mut [Checked]) {
+pub(crate) fn check_duplicate_names<T: AsChecked>(checked: &mut [T]) {
     let mut first_by_name: HashMap<(Option<std::path::PathBuf>, String), usize> = HashMap::new();
     let mut found = Vec::new();
     for (index, item) in checked.iter().enumerate() {
+        let item = item.checked();
         // A SKILL.md without frontmatter is reported as such (SK004); it is no skill to clash
         // with (build-time fragments are often named SKILL.md).
         let has_frontmatter = item.skill.reading().is_some_and(|reading| {
@@ -59,8 +60,8 @@ pub(crate) fn check_duplicate_names(checked: &mut [Checked]) {
         }
     }
     for (index, first, name, span) in found {
-        let first_path = checked[first].skill.path.display().to_string();
-        let item = &mut checked[index];
+        let first_path = checked[first].checked().skill.path.display().to_string();
+        let item = checked[index].checked_mut();
         let mut diagnostic = Diagnostic::error(
             &DUPLICATE_NAME,
             format!("another skill is also named `{name}`: {first_path}"),
