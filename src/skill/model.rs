@@ -230,7 +230,7 @@ impl SkillDoc {
                 "argument-hint" => doc.argument_hint = Some(Box::new(reader.text())),
                 "arguments" => doc.arguments = Some(Box::new(reader.words())),
                 "disable-model-invocation" => {
-                    doc.disable_model_invocation = Some(Box::new(reader.boolean()))
+                    doc.disable_model_invocation = Some(Box::new(reader.boolean()));
                 }
                 "user-invocable" => doc.user_invocable = Some(Box::new(reader.boolean())),
                 "disallowed-tools" => doc.disallowed_tools = Some(Box::new(reader.tools())),

@@ -1052,9 +1052,7 @@ fn findings_across_skills_obey_ignore_and_inline_disables() {
 #[test]
 fn findings_deep_in_the_body_show_their_own_lines() {
     let context = TestContext::new();
-    let filler: String = (1..=30)
-        .map(|i| format!("Step {i} of the work.\n"))
-        .collect();
+    let filler = "Step of the work.\n".repeat(30);
     let long = format!(
         "{} see [the guide](references/long-missing.md) now.",
         "word ".repeat(300)
