@@ -194,12 +194,8 @@ pub(crate) fn lint_file(
     }
     // Keep what reports point at, and for Claude Code's listing the first body line (its
     // fallback description); drop the rest of the body.
-    let mut keep = checked.reported();
-    if keep_body {
-        keep.push(0..fallback_line_end(&checked.skill));
-    }
-    checked.skill.release_body(&keep);
-    checked.diagnostics.shrink_to_fit();
+    let fallback = keep_body.then(|| 0..fallback_line_end(&checked.skill));
+    checked.release(fallback);
     Ok(Outcome {
         checked,
         suppressions,

@@ -62,9 +62,19 @@ impl Checked {
         }
     }
 
+    /// Drops what neither the reports nor the rules across skills read once the skill's own
+    /// checks are done: the lines no finding points at (other than `also`), and more
+    /// ([`Skill::release_body`]).
+    pub(crate) fn release(&mut self, also: Option<std::ops::Range<usize>>) {
+        let mut keep = self.reported();
+        keep.extend(also);
+        self.skill.release_body(&keep);
+        self.diagnostics.shrink_to_fit();
+    }
+
     /// What a report shows of the skill file: for each finding, from the first to the last
     /// text it points at (one snippet shows them all).
-    pub(crate) fn reported(&self) -> Vec<std::ops::Range<usize>> {
+    fn reported(&self) -> Vec<std::ops::Range<usize>> {
         self.diagnostics
             .iter()
             .filter_map(|d| {

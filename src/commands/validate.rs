@@ -147,8 +147,6 @@ fn targets_per_skill(
 fn check_file(path: &std::path::Path, targets: &[Target]) -> anyhow::Result<Checked> {
     let skill = Skill::load(path).context("cannot read the skill file")?;
     let mut checked = check_skill(skill, targets);
-    let keep = checked.reported();
-    checked.skill.release_body(&keep);
-    checked.diagnostics.shrink_to_fit();
+    checked.release(None);
     Ok(checked)
 }

@@ -29,8 +29,8 @@ const RARE: usize = 32;
 const NEIGHBOURS: usize = 48;
 /// The most `MinHash` signatures one description is compared with.
 const SIGNATURES: usize = 64;
-/// Into how many parts (a power of two) the word-pair lists are built.
-const PARTS: u64 = 4;
+/// Into how many parts the word-pair lists are built, one after the other.
+const PARTS: usize = 4;
 
 /// The description as skillpkg reads it, if it is text.
 fn description(item: &Checked) -> Option<&str> {
@@ -509,22 +509,23 @@ impl Candidates {
         // parts, each sorted, are then in the order the whole list would be).
         let mut rare = Vec::new();
         let mut rare_docs = Vec::new();
-        let part_of = |pair: u64| pair >> (64 - PARTS.trailing_zeros());
+        // The part of a pair: its hash scaled to 0..PARTS, so that the parts keep hash order.
+        let part_of = |pair: u64| {
+            usize::try_from((u128::from(pair) * PARTS as u128) >> 64).expect("below PARTS")
+        };
         let pairs = |index: usize, hashes: &mut Vec<u64>| {
             compared[index].as_ref().map_or_else(Vec::new, |item| {
                 vocabulary.hashes_of(&item.words, hashes);
                 grams(hashes, 2)
             })
         };
-        for part in 0..PARTS {
-            let size = (0..compared.len())
-                .map(|index| {
-                    pairs(index, &mut hashes)
-                        .into_iter()
-                        .filter(|&pair| part_of(pair) == part)
-                        .count()
-                })
-                .sum();
+        let mut sizes = [0usize; PARTS];
+        for index in 0..compared.len() {
+            for pair in pairs(index, &mut hashes) {
+                sizes[part_of(pair)] += 1;
+            }
+        }
+        for (part, size) in sizes.into_iter().enumerate() {
             let mut postings = Vec::with_capacity(size);
             for index in 0..compared.len() {
                 postings.extend(
