@@ -8,6 +8,7 @@
 pub mod agent;
 pub mod check;
 pub mod commands;
+pub mod dates;
 pub mod fsx;
 pub mod interrupt;
 pub mod output;

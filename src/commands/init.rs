@@ -439,17 +439,9 @@ fn current_year() -> i32 {
     year_of(seconds)
 }
 
-/// The proleptic Gregorian year of a Unix time (Howard Hinnant's `civil_from_days`).
+/// The proleptic Gregorian year of a Unix time.
 fn year_of(seconds: i64) -> i32 {
-    let days = seconds.div_euclid(86_400);
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let day_of_era = z.rem_euclid(146_097);
-    let year_of_era =
-        (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
-    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
-    let month_index = (5 * day_of_year + 2) / 153;
-    let year = year_of_era + era * 400 + i64::from(month_index >= 10);
+    let (year, _, _) = crate::dates::civil_from_days(seconds.div_euclid(86_400));
     i32::try_from(year).unwrap_or(i32::MAX)
 }
 

@@ -56,20 +56,49 @@ impl SkillInfo {
     }
 }
 
-/// A search hit.
+/// A search hit. Fields added after the first release have defaults, so a client reads an
+/// older registry's answers.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SearchHit {
     pub name: String,
     pub description: String,
-    /// The newest version that is not yanked, if any.
+    /// The newest stable version that is not yanked, if any: what `install NAME` picks.
     pub latest: Option<String>,
+    /// The newest pre-release that is not yanked, when it is newer than `latest`.
+    #[serde(default)]
+    pub prerelease: Option<String>,
+    /// Downloads of every version.
+    #[serde(default)]
+    pub downloads: u64,
+    /// When a version was last published, in seconds since the Unix epoch.
+    #[serde(default)]
+    pub updated_at: i64,
 }
 
+/// One page of search results, best first.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SearchResult {
     pub skills: Vec<SearchHit>,
+    /// How many skills match, on every page.
     pub total: usize,
     pub page: usize,
+    /// How many hits a full page has.
+    #[serde(default = "default_per_page")]
+    pub per_page: usize,
+}
+
+/// Hits per page of `GET /api/v1/skills`.
+pub const PER_PAGE: usize = 20;
+
+fn default_per_page() -> usize {
+    PER_PAGE
+}
+
+impl SearchResult {
+    /// Whether pages after this one have hits.
+    pub fn has_more(&self) -> bool {
+        self.page.saturating_mul(self.per_page.max(1)) < self.total
+    }
 }
 
 /// The answer to a publish.
@@ -86,6 +115,12 @@ pub struct Published {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) struct Me {
     pub user: String,
+    /// What the token may do (`publish`, `yank`, `owners`, `read`).
+    #[serde(default)]
+    pub scopes: Vec<String>,
+    /// When it stops working, in seconds since the Unix epoch.
+    #[serde(default)]
+    pub expires_at: Option<i64>,
 }
 
 /// The owners of a skill, and the body of owner changes.

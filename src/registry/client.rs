@@ -159,8 +159,11 @@ type MakeRequest<'a> = dyn Fn(&ureq::Agent, &str, Option<&str>) -> Result<ureq::
 /// Whether a request carries the token.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Auth {
-    Anonymous,
+    /// A change: the token is needed, and refused over plain http to another machine.
     Token,
+    /// A read: the token goes along when there is one and it may be sent (a `--private`
+    /// registry needs it); otherwise the read is anonymous.
+    IfAllowed,
 }
 
 /// What sending a request twice does, which decides whether a failure that may have reached
@@ -255,6 +258,7 @@ impl Client {
                 }
                 Some(format!("Bearer {token}"))
             }
+            (Auth::IfAllowed, Some(token)) if self.token_allowed => Some(format!("Bearer {token}")),
             _ => None,
         };
         let mut pause = BACKOFF;
@@ -373,11 +377,14 @@ impl Client {
         self.json(path, response)
     }
 
-    /// An anonymous `GET` of JSON.
+    /// A `GET` of JSON (with the token, if any: see [`Auth::IfAllowed`]).
     fn get_json<T: DeserializeOwned>(&self, path: &str) -> Result<T, ClientError> {
-        let response = self.call(path, Auth::Anonymous, Repeat::Harmless, &|agent, url, _| {
-            agent.get(url).call()
-        })?;
+        let response = self.call(
+            path,
+            Auth::IfAllowed,
+            Repeat::Harmless,
+            &|agent, url, auth| with_auth(agent.get(url), auth).call(),
+        )?;
         self.json(path, response)
     }
 
@@ -458,9 +465,9 @@ impl Client {
         let limit = max_bytes.min(MAX_DOWNLOAD);
         let mut response = self.call(
             &path,
-            Auth::Anonymous,
+            Auth::IfAllowed,
             Repeat::Harmless,
-            &|agent, url, _| agent.get(url).call(),
+            &|agent, url, auth| with_auth(agent.get(url), auth).call(),
         )?;
         if !response.status().is_success() {
             return self

@@ -13,7 +13,9 @@
 //!   being accepted or from the previous answer on a kept-alive connection (hyper's
 //!   `header_read_timeout`, so idle keep-alive connections are closed by the same timer);
 //! - a connection that moves no bytes for `--idle-timeout` (a stalled upload, a download nobody
-//!   reads) is closed, unless the server itself is busy on its behalf (see [`working`]).
+//!   reads) is closed, unless the server itself is busy on its behalf (see [`working`]);
+//! - with `--tls-cert` and `--tls-key`, each connection is a TLS connection (rustls), whose
+//!   handshake must finish within `--header-timeout` too.
 
 use std::io;
 use std::pin::Pin;
@@ -59,12 +61,13 @@ impl Default for ConnectionLimits {
     }
 }
 
-/// Serves `app` on `listener` within `limits` until `shutdown` completes, then lets the
-/// requests in flight finish (for up to 30 seconds) and returns.
+/// Serves `app` on `listener` within `limits` (over TLS with `tls`) until `shutdown`
+/// completes, then lets the requests in flight finish (for up to 30 seconds) and returns.
 pub async fn serve(
     listener: TcpListener,
     app: axum::Router,
     limits: ConnectionLimits,
+    tls: Option<tokio_rustls::TlsAcceptor>,
     shutdown: impl Future<Output = ()>,
 ) {
     let permits = Arc::new(Semaphore::new(limits.max_connections as usize));
@@ -98,9 +101,11 @@ pub async fn serve(
         let _ = stream.set_nodelay(true);
         tokio::spawn(connection(
             stream,
+            tls.clone(),
             permit,
             app.clone(),
             http.clone(),
+            Duration::from_secs(limits.header_timeout),
             idle,
             stopped.clone(),
         ));
@@ -131,20 +136,53 @@ async fn refused(error: &io::Error) {
     tokio::time::sleep(Duration::from_millis(100)).await;
 }
 
-/// Serves one connection until it ends, goes idle for too long, or the server stops.
+/// Serves one connection until it ends, goes idle for too long, or the server stops: after
+/// its TLS handshake, when there is one, which must finish within `handshake`.
+#[expect(
+    clippy::too_many_arguments,
+    reason = "one connection's whole context, passed once"
+)]
 async fn connection(
     stream: TcpStream,
+    tls: Option<tokio_rustls::TlsAcceptor>,
     permit: OwnedSemaphorePermit,
+    app: axum::Router,
+    http: http1::Builder,
+    handshake: Duration,
+    idle: Duration,
+    stop: watch::Receiver<bool>,
+) {
+    let activity = Arc::new(Activity::new());
+    let watched = Watched {
+        stream,
+        activity: activity.clone(),
+    };
+    match tls {
+        None => serve_connection(watched, activity, app, http, idle, stop).await,
+        Some(acceptor) => {
+            // A client that connects and never finishes the handshake is dropped like one
+            // that never sends its headers; a failed handshake is the client's business.
+            if let Ok(Ok(secured)) = tokio::time::timeout(handshake, acceptor.accept(watched)).await
+            {
+                serve_connection(secured, activity, app, http, idle, stop).await;
+            }
+        }
+    }
+    drop(permit);
+}
+
+/// Serves HTTP/1.1 on `stream` until it ends, goes idle for too long, or the server stops.
+async fn serve_connection<S>(
+    stream: S,
+    activity: Arc<Activity>,
     app: axum::Router,
     http: http1::Builder,
     idle: Duration,
     mut stop: watch::Receiver<bool>,
-) {
-    let activity = Arc::new(Activity::new());
-    let io = TokioIo::new(Watched {
-        stream,
-        activity: activity.clone(),
-    });
+) where
+    S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+{
+    let io = TokioIo::new(stream);
     let service = {
         let activity = activity.clone();
         hyper::service::service_fn(move |request: hyper::Request<hyper::body::Incoming>| {
@@ -173,7 +211,6 @@ async fn connection(
             }
         }
     }
-    drop(permit);
 }
 
 tokio::task_local! {

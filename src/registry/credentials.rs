@@ -117,6 +117,30 @@ pub(crate) fn store_token(registry: &str, token: &str) -> Result<PathBuf, Creden
     Ok(path)
 }
 
+/// Forgets the token stored for `registry`, atomically, keeping the others. Returns the file's
+/// path when there was one to forget.
+pub(crate) fn remove_token(registry: &str) -> Result<Option<PathBuf>, CredentialsError> {
+    let path = path()?;
+    let Some(mut table) = read(&path)? else {
+        return Ok(None);
+    };
+    if table.remove(registry.trim_end_matches('/')).is_none() {
+        return Ok(None);
+    }
+    let text = toml::to_string(&table).map_err(|error| CredentialsError::Broken {
+        path: path.clone(),
+        message: error.to_string(),
+    })?;
+    crate::fsx::write_atomically(
+        &path,
+        text.as_bytes(),
+        ".credentials-",
+        crate::fsx::Permissions::Mode(0o600),
+    )
+    .map_err(CredentialsError::Io)?;
+    Ok(Some(path))
+}
+
 /// The file's table of tokens, `None` when there is no file.
 fn read(path: &Path) -> Result<Option<toml::Table>, CredentialsError> {
     // Opened without blocking and checked on the open handle, so that a FIFO swapped in after a

@@ -2,6 +2,56 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::OnceLock;
+
+/// The tests' own certificate authority, and a certificate it signed for this machine
+/// (`localhost`, `127.0.0.1`, `::1`): the test registries serve HTTPS with it, and every
+/// command the tests run trusts it through `SKILLPKG_CA_FILE`.
+pub(crate) struct TestPki {
+    pub(crate) ca: PathBuf,
+    pub(crate) cert: PathBuf,
+    pub(crate) key: PathBuf,
+}
+
+/// The [`TestPki`], made once per test process under cargo's temporary folder for tests.
+pub(crate) fn pki() -> &'static TestPki {
+    static PKI: OnceLock<TestPki> = OnceLock::new();
+    PKI.get_or_init(|| {
+        use rcgen::{BasicConstraints, CertificateParams, DnType, IsCa, Issuer, KeyPair};
+        let ca_key = KeyPair::generate().unwrap();
+        let mut ca = CertificateParams::new(Vec::<String>::new()).unwrap();
+        ca.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+        ca.distinguished_name
+            .push(DnType::CommonName, "skillpkg tests' CA");
+        let ca_pem = ca.self_signed(&ca_key).unwrap().pem();
+        let issuer = Issuer::new(ca, ca_key);
+        let leaf_key = KeyPair::generate().unwrap();
+        let leaf = CertificateParams::new(vec![
+            "localhost".to_owned(),
+            "127.0.0.1".to_owned(),
+            "::1".to_owned(),
+        ])
+        .unwrap()
+        .signed_by(&leaf_key, &issuer)
+        .unwrap();
+        let dir = tempfile::Builder::new()
+            .prefix("pki-")
+            .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
+            .unwrap()
+            // Kept for the whole process: registries started by any test read it.
+            .keep();
+        let write = |name: &str, text: &str| {
+            let path = dir.join(name);
+            fs_err::write(&path, text).unwrap();
+            path
+        };
+        TestPki {
+            ca: write("ca.pem", &ca_pem),
+            cert: write("cert.pem", &leaf.pem()),
+            key: write("key.pem", &leaf_key.serialize_pem()),
+        }
+    })
+}
 
 /// A temporary folder to write skills into and run `skillpkg` from.
 pub(crate) struct TestContext {
@@ -45,6 +95,7 @@ impl TestContext {
             .env_remove("CLICOLOR")
             .env_remove("CLICOLOR_FORCE")
             .env_remove("CI")
+            .env("SKILLPKG_CA_FILE", &pki().ca)
             .env("COLUMNS", "100");
         command
     }

@@ -41,15 +41,31 @@ fn publish(
 
 /// The `[[skill]]` entry `info` would let anyone write: real digests of a real version.
 fn entry_for(context: &TestContext, registry: &Registry, name: &str, dir: &str) -> String {
-    let (code, stdout, stderr) = cli(context, registry, None, &["info", name]);
-    assert_eq!(code, 0, "{stderr}");
-    let line = stdout.lines().find(|line| line.contains("sha256")).unwrap();
-    let words: Vec<&str> = line.split_whitespace().collect();
-    let (version, sha, digest) = (words[0], words[2], words[3]);
+    let (version, sha, digest) = &versions(context, registry, name)[0];
     format!(
         "[[skill]]\nname = \"{name}\"\nversion = \"{version}\"\nregistry = \"{}\"\nsha256 = \"{sha}\"\ndigest = \"{digest}\"\ndir = \"{dir}\"\n",
         registry.url
     )
+}
+
+/// (version, sha256, digest) of each version of `name`, newest first, from `info --format json`.
+fn versions(
+    context: &TestContext,
+    registry: &Registry,
+    name: &str,
+) -> Vec<(String, String, String)> {
+    let (code, stdout, stderr) = cli(context, registry, None, &["info", name, "--format", "json"]);
+    assert_eq!(code, 0, "{stderr}");
+    let info: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    info["versions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| {
+            let field = |key: &str| v[key].as_str().unwrap().to_owned();
+            (field("version"), field("checksum"), field("digest"))
+        })
+        .collect()
 }
 
 fn tree(dir: &Path) -> Vec<String> {
@@ -242,15 +258,14 @@ fn an_installed_folder_is_replaced_only_while_it_is_as_installed() {
     );
     // A teammate's skills.lock says 1.0.0 while the folder holds 2.0.0: `install` follows it.
     let lock = context.root().join("project/skills.lock");
-    let (_, info, _) = cli(&context, &registry, None, &["info", "notes"]);
-    let v1 = info
-        .lines()
-        .find(|line| line.trim_start().starts_with("1.0.0"))
+    let all = versions(&context, &registry, "notes");
+    let (_, sha, digest) = all
+        .iter()
+        .find(|(version, _, _)| version == "1.0.0")
         .unwrap();
-    let words: Vec<&str> = v1.split_whitespace().collect();
     let lock_one = format!(
-        "version = 1\n[[skill]]\nname = \"notes\"\nversion = \"1.0.0\"\nregistry = \"{}\"\nsha256 = \"{}\"\ndigest = \"{}\"\ndir = \".claude/skills\"\n",
-        registry.url, words[2], words[3]
+        "version = 1\n[[skill]]\nname = \"notes\"\nversion = \"1.0.0\"\nregistry = \"{}\"\nsha256 = \"{sha}\"\ndigest = \"{digest}\"\ndir = \".claude/skills\"\n",
+        registry.url
     );
     fs_err::write(&lock, &lock_one).unwrap();
     let (code, _, stderr) = in_project(&context, &registry.url, &["install"]);

@@ -12,7 +12,7 @@ use std::path::Path;
 /// The layers, lowest first. Modules in one layer may not use each other either: `check` and
 /// `render` both build on `agent`, and neither knows the other.
 const LAYERS: &[&[&str]] = &[
-    &["fsx", "parallel", "interrupt"],
+    &["fsx", "parallel", "interrupt", "dates"],
     &["skill"],
     &["agent"],
     &["check", "render"],

@@ -6,7 +6,7 @@ use std::io::{BufRead as _, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 
-use crate::common::{TestContext, run};
+use crate::common::{TestContext, pki, run};
 
 mod client;
 mod hostile;
@@ -19,7 +19,14 @@ pub(crate) struct Registry {
 }
 
 impl Registry {
+    /// Starts a registry serving HTTPS with the tests' certificate ([`pki`]).
     pub(crate) fn start(data: &Path, extra: &[&str]) -> Self {
+        Self::start_under(&[], data, &with_tls(extra))
+    }
+
+    /// Starts a registry serving plain HTTP: for tests of the HTTP layer itself, over raw
+    /// sockets, and of proxies in front of the registry.
+    pub(crate) fn start_plain(data: &Path, extra: &[&str]) -> Self {
         Self::start_under(&[], data, extra)
     }
 
@@ -108,9 +115,35 @@ pub(crate) fn skill(context: &TestContext, name: &str, version: &str, body: &str
     );
 }
 
+/// `extra` and the options that serve HTTPS with the tests' certificate.
+fn with_tls<'a>(extra: &[&'a str]) -> Vec<&'a str> {
+    let pki = pki();
+    let (cert, key) = (
+        pki.cert.to_str().expect("a UTF-8 temp path"),
+        pki.key.to_str().expect("a UTF-8 temp path"),
+    );
+    let mut all = vec!["--tls-cert", cert, "--tls-key", key];
+    all.extend_from_slice(extra);
+    all
+}
+
+/// An HTTP client for raw requests, which trusts the tests' certificate authority.
 pub(crate) fn agent() -> ureq::Agent {
+    use ureq::tls::{PemItem, RootCerts, TlsConfig};
+    let pem = fs_err::read(&pki().ca).unwrap();
+    let roots: Vec<_> = ureq::tls::parse_pem(&pem)
+        .filter_map(|item| match item.unwrap() {
+            PemItem::Certificate(certificate) => Some(certificate),
+            _ => None,
+        })
+        .collect();
     ureq::Agent::config_builder()
         .http_status_as_error(false)
+        .tls_config(
+            TlsConfig::builder()
+                .root_certs(RootCerts::from(roots))
+                .build(),
+        )
         .build()
         .into()
 }
@@ -501,7 +534,7 @@ fn a_server_killed_mid_upload_restarts_consistent() {
     use std::io::Write as _;
     let context = TestContext::new();
     let data = context.root().join("data");
-    let mut registry = Registry::start(&data, &[]);
+    let mut registry = Registry::start_plain(&data, &[]);
     let alice = registry.token("alice");
     skill(&context, "steady", "1.0.0", "Steady.");
     assert_eq!(
@@ -515,7 +548,7 @@ fn a_server_killed_mid_upload_restarts_consistent() {
         0
     );
     // Start an upload by hand, send half of the body, then SIGKILL the server.
-    let address = registry.url.trim_start_matches("http://").to_owned();
+    let address = registry.url.split_once("://").unwrap().1.to_owned();
     let mut stream = std::net::TcpStream::connect(&address).unwrap();
     let body = vec![b'z'; 4 * 1024 * 1024];
     write!(
@@ -658,6 +691,8 @@ fn client_commands_print_a_reviewed_transcript() {
         (Some(&alice), &["owner", "add", "transcript", "bob"]),
         (Some(&alice), &["owner", "add", "transcript", "nobody"]),
         (Some(&alice), &["owner", "list", "transcript"]),
+        (None, &["owner", "list", "transcript", "--format", "json"]),
+        (None, &["search", "transcript", "--format", "json"]),
         (Some("skp_wrong"), &["yank", "transcript@1.0.0"]),
         (None, &["install", "transcript@^1"]),
         (None, &["install", "transcript@^2"]),
@@ -682,7 +717,10 @@ fn client_commands_print_a_reviewed_transcript() {
         );
     }
     let transcript = transcript.replace(&registry.url, "[REGISTRY]");
-    context.settings().bind(|| {
+    let mut settings = context.settings();
+    settings.add_filter(r"\b\d{4}-\d{2}-\d{2}\b", "[DATE]");
+    settings.add_filter(r#""updated_at": \d+"#, r#""updated_at": [TIME]"#);
+    settings.bind(|| {
         insta::assert_snapshot!("registry__client_transcript", transcript);
     });
 }
@@ -717,7 +755,7 @@ fn sigterm_shuts_the_server_down_gracefully() {
         std::thread::sleep(std::time::Duration::from_millis(20));
     };
     assert!(exit.success(), "{exit:?}");
-    let address = registry.url.trim_start_matches("http://").to_owned();
+    let address = registry.url.split_once("://").unwrap().1.to_owned();
     assert!(std::net::TcpStream::connect(address).is_err());
 }
 
@@ -741,7 +779,7 @@ fn publish_retries_until_the_registry_answers() {
     // fails there, and only then does the registry take the port.
     let early = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let port = early.local_addr().unwrap().port();
-    let url = format!("http://127.0.0.1:{port}");
+    let url = format!("https://127.0.0.1:{port}");
     skill(&context, "patient", "1.0.0", "Patient.");
     let mut publish = context.command(&["publish", "work/patient"]);
     publish
@@ -815,6 +853,7 @@ fn on_a_terminal_publish_shows_upload_progress() {
         .current_dir(context.root())
         .env("SKILLPKG_REGISTRY", &registry.url)
         .env("SKILLPKG_TOKEN", &alice)
+        .env("SKILLPKG_CA_FILE", &pki().ca)
         .env_remove("CI")
         .stdin(Stdio::null())
         .output()
@@ -890,7 +929,7 @@ fn the_registry_url_comes_from_skillpkg_toml() {
 #[test]
 fn serve_and_registry_url_messages() {
     let context = TestContext::new();
-    let by_name = Registry::start(&context.root().join("one"), &["--addr", "localhost:0"]);
+    let by_name = Registry::start_plain(&context.root().join("one"), &["--addr", "localhost:0"]);
     assert!(
         by_name.url.starts_with("http://127.0.0.1:"),
         "{}",

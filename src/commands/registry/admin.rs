@@ -2,17 +2,22 @@
 
 use std::io::Write;
 use std::net::SocketAddr;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-use crate::commands::{ExitStatus, UserError};
+use crate::commands::{ExitStatus, Refusal, UserError};
 use crate::output::Printer;
-use crate::registry::server::{self, Settings};
+use crate::registry::server::{self, Settings, TlsFiles, TokenOptions};
+use crate::registry::store::{Revoked, Scope};
 
 /// Run or administer a registry.
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Examples:
   skillpkg registry serve --data /srv/skills --addr 0.0.0.0:8080
-  skillpkg registry token create --data /srv/skills --user alice")]
+  skillpkg registry serve --addr 0.0.0.0:443 --tls-cert cert.pem --tls-key key.pem --private
+  skillpkg registry token create --data /srv/skills --user alice
+  skillpkg registry token create --user ci --scope read --expires 90d --label \"CI installs\"
+  skillpkg registry token list --data /srv/skills
+  skillpkg registry token revoke --data /srv/skills 3f2a9c")]
 pub struct RegistryArgs {
     #[command(subcommand)]
     pub command: RegistryCommand,
@@ -36,13 +41,26 @@ pub enum RegistryCommand {
         /// The largest archive accepted, in bytes
         #[arg(long, value_name = "BYTES", default_value_t = 50 * 1024 * 1024)]
         max_upload: u64,
-        /// The public URL in links [default: http://<addr>]
+        /// The public URL in links and install commands [default: http://<addr>, or https://
+        /// with --tls-cert]
         #[arg(long, value_name = "URL")]
         public_url: Option<String>,
+        /// Serve HTTPS with this certificate chain (PEM, leaf first); needs --tls-key. For a
+        /// small deployment: behind a load balancer or proxy, let it terminate TLS instead
+        #[arg(long, value_name = "FILE", requires = "tls_key")]
+        tls_cert: Option<PathBuf>,
+        /// The private key of --tls-cert (PEM: PKCS#8, PKCS#1 or SEC1)
+        #[arg(long, value_name = "FILE", requires = "tls_cert")]
+        tls_key: Option<PathBuf>,
+        /// Make every read (search, info, downloads and the web pages) need a token with the
+        /// `read` scope. The API takes it as `Authorization: Bearer`; a browser asks for it (any
+        /// user name, the token as the password)
+        #[arg(long)]
+        private: bool,
         #[command(flatten)]
         connections: server::ConnectionLimits,
     },
-    /// Manage publish tokens
+    /// Create, list and revoke tokens (run on the registry's machine, against its --data)
     Token {
         #[command(subcommand)]
         command: TokenCommand,
@@ -52,12 +70,98 @@ pub enum RegistryCommand {
 #[derive(Debug, clap::Subcommand)]
 pub enum TokenCommand {
     /// Create a token for a user and print it once (only its hash is stored)
+    ///
+    /// The user is created with their first token. Give the token to them; they run
+    /// `skillpkg login` with it.
     Create {
+        /// The registry's data folder (as `registry serve --data`)
         #[arg(long, value_name = "DIR", default_value = "registry-data")]
         data: PathBuf,
+        /// Who the token acts as: the name owners and publishers are shown by
         #[arg(long, value_name = "NAME")]
         user: String,
+        /// What the token may do: publish, yank, owners, read (repeat or separate with commas)
+        /// [default: all four]
+        #[arg(long = "scope", value_name = "SCOPE", value_delimiter = ',', value_parser = parse_scope)]
+        scopes: Vec<Scope>,
+        /// When it stops working: a duration from now (12h, 90d, 4w) or a date (2027-01-31,
+        /// midnight UTC) [default: never]
+        #[arg(long, value_name = "WHEN")]
+        expires: Option<String>,
+        /// A note shown by `token list`, such as what the token is for
+        #[arg(long, value_name = "TEXT", default_value = "")]
+        label: String,
     },
+    /// List tokens: id, user, scopes, dates (never the tokens themselves)
+    List {
+        /// The registry's data folder (as `registry serve --data`)
+        #[arg(long, value_name = "DIR", default_value = "registry-data")]
+        data: PathBuf,
+        /// Only this user's tokens
+        #[arg(long, value_name = "NAME")]
+        user: Option<String>,
+        /// Output format: human, or json (an array; see docs/registry.md)
+        #[arg(long, value_enum, default_value_t = ListFormat::Human)]
+        format: ListFormat,
+    },
+    /// Revoke a token by its id (as `token list` shows it, or its first few characters); it is
+    /// refused from then on
+    Revoke {
+        /// The registry's data folder (as `registry serve --data`)
+        #[arg(long, value_name = "DIR", default_value = "registry-data")]
+        data: PathBuf,
+        /// The token's id, or enough of its start to name one token
+        #[arg(value_name = "ID")]
+        id: String,
+    },
+}
+
+/// How `token list` prints.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum ListFormat {
+    Human,
+    Json,
+}
+
+fn parse_scope(text: &str) -> Result<Scope, String> {
+    Scope::parse(text.trim()).ok_or_else(|| {
+        format!("`{text}` is not a scope; the scopes are publish, yank, owners and read")
+    })
+}
+
+/// When `--expires WHEN` is, in seconds since the Unix epoch, from `now`.
+fn expiry(when: &str, now: i64) -> anyhow::Result<i64> {
+    let bad = || UserError {
+        message: format!("--expires `{when}` is neither a duration nor a date"),
+        hints: vec!["write a duration such as 12h, 90d or 4w, or a date such as 2027-01-31".into()],
+    };
+    let when = when.trim();
+    if let Some(at) = crate::dates::parse_date(when) {
+        if at <= now {
+            return Err(UserError {
+                message: format!("--expires {when} is in the past"),
+                hints: vec!["give a later date, or a duration such as 90d".into()],
+            }
+            .into());
+        }
+        return Ok(at);
+    }
+    let split = when.len().checked_sub(1).ok_or_else(bad)?;
+    let (number, unit) = when.split_at(split);
+    let number: i64 = number.parse().map_err(|_| bad())?;
+    let unit = match unit {
+        "h" => 3600,
+        "d" => 86_400,
+        "w" => 7 * 86_400,
+        _ => return Err(bad().into()),
+    };
+    if number <= 0 {
+        return Err(bad().into());
+    }
+    number
+        .checked_mul(unit)
+        .and_then(|seconds| now.checked_add(seconds))
+        .ok_or_else(|| bad().into())
 }
 
 /// The socket address `--addr` names: `127.0.0.1:8080`, `[::1]:8080`, or a host name such as
@@ -99,6 +203,9 @@ pub fn registry(args: RegistryArgs, printer: Printer) -> anyhow::Result<ExitStat
             addr,
             max_upload,
             public_url,
+            tls_cert,
+            tls_key,
+            private,
             connections,
         } => {
             let addr = listen_address(&addr)?;
@@ -112,6 +219,10 @@ pub fn registry(args: RegistryArgs, printer: Printer) -> anyhow::Result<ExitStat
                     max_upload,
                     base_url: public_url,
                     connections,
+                    private,
+                    tls: tls_cert
+                        .zip(tls_key)
+                        .map(|(cert, key)| TlsFiles { cert, key }),
                 }))
                 .map_err(
                     |error| match error.downcast::<crate::registry::ServeError>() {
@@ -125,27 +236,163 @@ pub fn registry(args: RegistryArgs, printer: Printer) -> anyhow::Result<ExitStat
                 )?;
             Ok(ExitStatus::Success)
         }
-        RegistryCommand::Token {
-            command: TokenCommand::Create { data, user },
-        } => {
-            if user.trim().is_empty() || user.chars().any(|c| c.is_whitespace() || c.is_control()) {
-                return Err(UserError {
-                    message: format!("`{user}` is not a user name"),
-                    hints: vec![],
-                }
-                .into());
+        RegistryCommand::Token { command } => match command {
+            TokenCommand::Create {
+                data,
+                user,
+                scopes,
+                expires,
+                label,
+            } => create(&data, &user, scopes, expires.as_deref(), label, printer),
+            TokenCommand::List { data, user, format } => {
+                list(&data, user.as_deref(), format, printer)
             }
-            let token = server::create_token(&data, &user)?;
-            let mut out = printer.stdout();
-            writeln!(out, "{token}")?;
-            out.flush()?;
+            TokenCommand::Revoke { data, id } => revoke(&data, &id, printer),
+        },
+    }
+}
+
+/// `registry token create`.
+fn create(
+    data: &Path,
+    user: &str,
+    scopes: Vec<Scope>,
+    expires: Option<&str>,
+    label: String,
+    printer: Printer,
+) -> anyhow::Result<ExitStatus> {
+    if user.trim().is_empty() || user.chars().any(|c| c.is_whitespace() || c.is_control()) {
+        return Err(UserError {
+            message: format!("`{user}` is not a user name"),
+            hints: vec![],
+        }
+        .into());
+    }
+    if label.chars().count() > 200 || label.chars().any(char::is_control) {
+        return Err(UserError {
+            message: "--label is at most 200 characters, on one line".into(),
+            hints: vec![],
+        }
+        .into());
+    }
+    let now = now();
+    let expires_at = expires.map(|when| expiry(when, now)).transpose()?;
+    let scopes = if scopes.is_empty() {
+        Scope::ALL.to_vec()
+    } else {
+        scopes
+    };
+    let options = TokenOptions {
+        label,
+        scopes,
+        expires_at,
+    };
+    let token = server::create_token(data, user, &options)?;
+    let mut out = printer.stdout();
+    writeln!(out, "{token}")?;
+    out.flush()?;
+    let mut err = printer.status();
+    let until = expires_at.map_or_else(
+        || "it does not expire".to_owned(),
+        |at| format!("it expires {}", crate::dates::date_time(at)),
+    );
+    writeln!(
+        err,
+        "Created a token for `{user}` (id {}, may {}; {until}). It is shown once; the registry keeps only its hash.",
+        &server::token_hash(&token)[..crate::registry::store::TOKEN_ID_LEN],
+        Scope::join(&options.scopes).replace(',', ", "),
+    )?;
+    err.flush()?;
+    Ok(ExitStatus::Success)
+}
+
+/// `registry token list`.
+fn list(
+    data: &Path,
+    user: Option<&str>,
+    format: ListFormat,
+    printer: Printer,
+) -> anyhow::Result<ExitStatus> {
+    let tokens = server::list_tokens(data, user)?;
+    let mut out = printer.stdout();
+    if format == ListFormat::Json {
+        serde_json::to_writer_pretty(&mut out, &tokens)?;
+        writeln!(out)?;
+        out.flush()?;
+        return Ok(ExitStatus::Success);
+    }
+    let now = now();
+    for token in &tokens {
+        let state = match (token.revoked_at, token.expires_at) {
+            (Some(at), _) => format!("revoked {}", crate::dates::date(at)),
+            (None, Some(at)) if at <= now => format!("expired {}", crate::dates::date(at)),
+            (None, Some(at)) => format!("expires {}", crate::dates::date(at)),
+            (None, None) => "no expiry".to_owned(),
+        };
+        let label = if token.label.is_empty() {
+            String::new()
+        } else {
+            format!("  \"{}\"", token.label)
+        };
+        writeln!(
+            out,
+            "{}  {}  {}  created {}  {state}{label}",
+            token.id,
+            token.user,
+            token.scopes.join(","),
+            crate::dates::date(token.created_at),
+        )?;
+    }
+    out.flush()?;
+    let mut err = printer.status();
+    writeln!(
+        err,
+        "{} {}",
+        tokens.len(),
+        crate::output::plural(tokens.len(), "token", "tokens")
+    )?;
+    err.flush()?;
+    Ok(ExitStatus::Success)
+}
+
+/// `registry token revoke`.
+fn revoke(data: &Path, id: &str, printer: Printer) -> anyhow::Result<ExitStatus> {
+    match server::revoke_token(data, id)? {
+        Revoked::Done { user, id } => {
             let mut err = printer.status();
             writeln!(
                 err,
-                "Created a token for `{user}`. It is shown once; the registry keeps only its hash."
+                "Revoked token {id} of `{user}`; it is refused from now on."
             )?;
             err.flush()?;
             Ok(ExitStatus::Success)
         }
+        Revoked::Already { id } => {
+            let mut err = printer.status();
+            writeln!(err, "Token {id} was already revoked.")?;
+            err.flush()?;
+            Ok(ExitStatus::Success)
+        }
+        Revoked::NotFound => Err(Refusal::new(
+            format!("no token's id starts with `{id}`"),
+            &["`skillpkg registry token list` shows the ids"],
+        )
+        .into()),
+        Revoked::Ambiguous(ids) => Err(Refusal::new(
+            format!(
+                "`{id}` starts several tokens' ids ({}): give more of it",
+                ids.join(", ")
+            ),
+            &[],
+        )
+        .into()),
     }
+}
+
+fn now() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |elapsed| {
+            i64::try_from(elapsed.as_secs()).unwrap_or(i64::MAX)
+        })
 }

@@ -3,20 +3,22 @@
 use std::io::Write;
 use std::path::Path;
 
-use super::{RegistryFlag, client_error};
+use super::{FormatFlag, RegistryFlag, client_error, print_json, reader};
 use crate::commands::ExitStatus;
 use crate::output::Printer;
-use crate::registry::client::Client;
 
-/// Show a skill's versions (with yanked ones marked) and owners.
+/// Show a skill's versions (newest first, with yanked ones marked), owners and checksums.
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Examples:
   skillpkg info pdf-forms
-  skillpkg info pdf-forms --registry https://skills.example.com")]
+  skillpkg info pdf-forms --registry https://skills.example.com
+  skillpkg info pdf-forms --format json")]
 pub struct InfoArgs {
     /// The skill's name
     #[arg(value_name = "NAME")]
     pub name: String,
+    #[command(flatten)]
+    pub format: FormatFlag,
     #[command(flatten)]
     pub registry: RegistryFlag,
 }
@@ -27,16 +29,40 @@ pub struct InfoArgs {
 )]
 pub fn info(args: InfoArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
     let registry = args.registry.resolve(Path::new("."))?;
-    let skill = Client::new(&registry, None)
-        .and_then(|client| client.info(&args.name))
-        .map_err(client_error)?;
+    let skill = reader(&registry)?.info(&args.name).map_err(client_error)?;
+    // What `install NAME` picks: the newest stable version that is not yanked.
+    let latest = skill.choose(None).map(|v| v.version.clone());
+    if args.format.is_json() {
+        #[derive(serde::Serialize)]
+        struct Info<'a> {
+            name: &'a str,
+            description: &'a str,
+            owners: &'a [String],
+            latest: Option<&'a str>,
+            versions: &'a [crate::registry::api::VersionInfo],
+        }
+        print_json(
+            printer,
+            &Info {
+                name: &skill.name,
+                description: &skill.description,
+                owners: &skill.owners,
+                latest: latest.as_deref(),
+                versions: &skill.versions,
+            },
+        )?;
+        return Ok(ExitStatus::Success);
+    }
     let mut out = printer.stdout();
     writeln!(
         out,
-        "{}: {}\nowners: {}\nversions:",
+        "{}: {}\nowners: {}\nlatest: {}\nversions:",
         skill.name,
         skill.description,
-        skill.owners.join(", ")
+        skill.owners.join(", "),
+        latest
+            .as_deref()
+            .unwrap_or("(no stable version that is not yanked)")
     )?;
     let width = skill
         .versions
@@ -52,8 +78,11 @@ pub fn info(args: InfoArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
         };
         writeln!(
             out,
-            "  {label:<width$}  sha256 {}  {}",
-            version.checksum, version.digest
+            "  {label:<width$}  {}  by {}  sha256 {}  {}",
+            crate::dates::date(version.published_at),
+            version.publisher,
+            version.checksum,
+            version.digest
         )?;
     }
     out.flush()?;

@@ -11,8 +11,9 @@ use crate::registry::credentials;
 
 /// Store a registry token for publish, yank and owner changes.
 ///
-/// Reads the token from standard input (or $SKILLPKG_TOKEN) and stores it, per registry, in
-/// skillpkg's config folder with mode 0600.
+/// Reads the token from standard input (or $SKILLPKG_TOKEN), checks it with the registry, and
+/// stores it, per registry, in skillpkg's config folder with mode 0600. On a terminal the
+/// token is not echoed as it is typed (or pasted).
 #[derive(Debug, clap::Args)]
 #[expect(
     clippy::doc_markdown,
@@ -39,12 +40,11 @@ pub fn login(args: LoginArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
         .filter(|t| !t.trim().is_empty());
     let token = if let Some(token) = from_env {
         token
+    } else if std::io::stdin().is_terminal() {
+        // Read from the terminal with echo off, so the token never shows on screen (or in a
+        // screen recording, or the scrollback).
+        rpassword::prompt_password(format!("Token for {registry} (not shown as you type): "))?
     } else {
-        if std::io::stdin().is_terminal() {
-            let mut err = printer.stderr();
-            write!(err, "Token for {registry}: ")?;
-            err.flush()?;
-        }
         let mut token = String::new();
         std::io::stdin().read_line(&mut token)?;
         token
@@ -62,9 +62,17 @@ pub fn login(args: LoginArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
         .map_err(client_error)?;
     let path = credentials::store_token(&registry, &token)?;
     let mut err = printer.status();
+    let may = if me.scopes.is_empty() {
+        String::new()
+    } else {
+        format!(" (it may {})", me.scopes.join(", "))
+    };
+    let until = me.expires_at.map_or_else(String::new, |at| {
+        format!("; it expires {}", crate::dates::date_time(at))
+    });
     writeln!(
         err,
-        "Logged in to {registry} as `{}`; the token is in {}",
+        "Logged in to {registry} as `{}`{may}; the token is in {}{until}",
         me.user,
         path.display()
     )?;

@@ -8,6 +8,7 @@ mod admin;
 mod info;
 mod install;
 mod login;
+mod logout;
 mod owner;
 mod publish;
 mod search;
@@ -17,6 +18,7 @@ pub use admin::{RegistryArgs, RegistryCommand, TokenCommand, registry};
 pub use info::{InfoArgs, info};
 pub use install::{InstallArgs, install};
 pub use login::{LoginArgs, login};
+pub use logout::{LogoutArgs, logout};
 pub use owner::{OwnerArgs, OwnerCommand, owner};
 pub use publish::{PublishArgs, publish};
 pub use search::{SearchArgs, search};
@@ -26,7 +28,7 @@ use std::path::Path;
 
 use crate::check::config::ConfigFinder;
 use crate::commands::{Refusal, UserError};
-use crate::registry::client::ClientError;
+use crate::registry::client::{Client, ClientError};
 use crate::registry::credentials;
 
 /// Where the registry is: --registry, `SKILLPKG_REGISTRY`, or skillpkg.toml's `registry`.
@@ -44,8 +46,58 @@ pub struct RegistryFlag {
     /// localhost (SKILLPKG_ALLOW_HTTP_TOKEN=1 allows it on a trusted network).
     /// SKILLPKG_HTTP_TIMEOUT=SECONDS changes how long a silent registry is waited for (10 s to
     /// connect, 30 s for each answer).
-    #[arg(long, value_name = "URL")]
+    #[arg(long, global = true, value_name = "URL")]
     pub registry: Option<String>,
+}
+
+/// How a registry command prints what it found.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// Text for people
+    #[default]
+    Human,
+    /// One JSON document on stdout (the schema is in docs/registry.md)
+    Json,
+}
+
+/// `--format`, accepted anywhere after the command.
+#[derive(Debug, Clone, Copy, clap::Args)]
+pub struct FormatFlag {
+    /// Output format: human, or json (one document on stdout; schema in docs/registry.md)
+    #[arg(
+        long,
+        global = true,
+        value_enum,
+        default_value_t,
+        value_name = "FORMAT"
+    )]
+    pub format: Format,
+}
+
+impl FormatFlag {
+    pub fn is_json(self) -> bool {
+        self.format == Format::Json
+    }
+}
+
+/// Writes `value` as pretty JSON and a newline on stdout.
+fn print_json(
+    printer: crate::output::Printer,
+    value: &impl serde::Serialize,
+) -> anyhow::Result<()> {
+    use std::io::Write as _;
+    let mut out = printer.stdout();
+    serde_json::to_writer_pretty(&mut out, value)?;
+    writeln!(out)?;
+    out.flush()?;
+    Ok(())
+}
+
+/// A client for reads from `registry`: it sends the stored token when there is one, which a
+/// `--private` registry needs.
+fn reader(registry: &str) -> anyhow::Result<Client> {
+    let token = credentials::token(registry)?;
+    Client::new(registry, token).map_err(client_error)
 }
 
 impl RegistryFlag {

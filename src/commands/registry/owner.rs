@@ -3,21 +3,22 @@
 use std::io::Write;
 use std::path::Path;
 
-use super::{RegistryFlag, client_error};
+use super::{FormatFlag, RegistryFlag, client_error, print_json, reader};
 use crate::commands::ExitStatus;
 use crate::output::Printer;
-use crate::registry::client::Client;
-use crate::registry::credentials;
 
 /// List, add or remove a skill's owners.
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Examples:
   skillpkg owner list pdf-forms
   skillpkg owner add pdf-forms bob
-  skillpkg owner remove pdf-forms bob")]
+  skillpkg owner remove pdf-forms bob
+  skillpkg owner list pdf-forms --format json --registry https://skills.example.com")]
 pub struct OwnerArgs {
     #[command(subcommand)]
     pub command: OwnerCommand,
+    #[command(flatten)]
+    pub format: FormatFlag,
     #[command(flatten)]
     pub registry: RegistryFlag,
 }
@@ -53,19 +54,33 @@ pub enum OwnerCommand {
 )]
 pub fn owner(args: OwnerArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
     let registry = args.registry.resolve(Path::new("."))?;
-    let token = credentials::token(&registry)?;
-    let client = Client::new(&registry, token).map_err(client_error)?;
+    let client = reader(&registry)?;
+    let json = args.format.is_json();
     let mut out = printer.stdout();
     match &args.command {
         OwnerCommand::List { name } => {
-            for user in client.owners(name).map_err(client_error)?.users {
-                writeln!(out, "{user}")?;
+            let users = client.owners(name).map_err(client_error)?.users;
+            if json {
+                print_json(
+                    printer,
+                    &serde_json::json!({ "name": name, "owners": users }),
+                )?;
+            } else {
+                for user in users {
+                    writeln!(out, "{user}")?;
+                }
             }
         }
         OwnerCommand::Add { name, users } => {
             client
                 .change_owners(name, users, true)
                 .map_err(client_error)?;
+            if json {
+                print_json(
+                    printer,
+                    &serde_json::json!({ "name": name, "added": users }),
+                )?;
+            }
             let mut err = printer.status();
             writeln!(err, "Added {} to the owners of `{name}`", users.join(", "))?;
             err.flush()?;
@@ -74,6 +89,12 @@ pub fn owner(args: OwnerArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
             client
                 .change_owners(name, users, false)
                 .map_err(client_error)?;
+            if json {
+                print_json(
+                    printer,
+                    &serde_json::json!({ "name": name, "removed": users }),
+                )?;
+            }
             let mut err = printer.status();
             writeln!(
                 err,

@@ -3,7 +3,7 @@
 use std::io::Write;
 use std::path::Path;
 
-use super::{RegistryFlag, client_error, required_token};
+use super::{FormatFlag, RegistryFlag, client_error, print_json, required_token};
 use crate::commands::{ExitStatus, UserError};
 use crate::output::Printer;
 use crate::registry::client::Client;
@@ -12,7 +12,8 @@ use crate::registry::client::Client;
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Examples:
   skillpkg yank pdf-forms@1.2.0
-  skillpkg yank pdf-forms@1.2.0 --undo")]
+  skillpkg yank pdf-forms@1.2.0 --undo
+  skillpkg yank pdf-forms@1.2.0 --format json")]
 pub struct YankArgs {
     /// The version to yank, as NAME@VERSION
     #[arg(value_name = "NAME@VERSION")]
@@ -20,6 +21,8 @@ pub struct YankArgs {
     /// Unyank it instead
     #[arg(long)]
     pub undo: bool,
+    #[command(flatten)]
+    pub format: FormatFlag,
     #[command(flatten)]
     pub registry: RegistryFlag,
 }
@@ -38,6 +41,12 @@ pub fn yank(args: YankArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
     Client::new(&registry, Some(token))
         .and_then(|client| client.yank(name, version, args.undo))
         .map_err(client_error)?;
+    if args.format.is_json() {
+        print_json(
+            printer,
+            &serde_json::json!({ "name": name, "version": version, "yanked": !args.undo }),
+        )?;
+    }
     let mut err = printer.status();
     writeln!(
         err,

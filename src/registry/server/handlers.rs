@@ -12,11 +12,12 @@ use serde::Deserialize;
 use tokio::io::AsyncReadExt as _;
 use tokio_util::io::ReaderStream;
 
-use crate::registry::api::{Owners, SearchResult};
+use crate::registry::api::{Owners, PER_PAGE, SearchResult};
 
+use crate::registry::store::search;
 use crate::registry::store::{Blob, Change, MetadataStore, StoreError};
 
-use super::auth::User;
+use super::auth::{Can, ToChangeOwners, ToYank};
 use super::{
     Api, DOWNLOAD_CHUNK, Failure, MAX_QUERY_CHARS, Shared, blocking, fail, lookup_lengths,
     no_skill, no_version,
@@ -29,29 +30,35 @@ pub(super) struct SearchQuery {
     pub(super) page: Option<usize>,
 }
 
-/// Why a search query is refused, if it is: `SQLite` refuses LIKE patterns over 50,000 bytes
-/// ("LIKE or GLOB pattern too complex"), which a 50 KB `q` made a 500; no one searches with
-/// more than a few words.
-pub(super) fn query_problem(q: &str) -> Option<String> {
+/// The query, or why it is refused: no one searches with more than a few words, and each word
+/// is one more pass over the skills.
+pub(super) fn parse_query(q: &str) -> Result<search::Query, String> {
     let length = q.chars().count();
-    (length > MAX_QUERY_CHARS)
-        .then(|| format!("a search is at most {MAX_QUERY_CHARS} characters; this one has {length}"))
+    if length > MAX_QUERY_CHARS {
+        return Err(format!(
+            "a search is at most {MAX_QUERY_CHARS} characters; this one has {length}"
+        ));
+    }
+    let query = search::Query::new(q);
+    match search::problem(&query) {
+        Some(problem) => Err(problem),
+        None => Ok(query),
+    }
 }
 
 pub(super) async fn search(
     State(state): State<Shared>,
     Api(Query(query)): Api<Query<SearchQuery>>,
 ) -> Result<axum::Json<SearchResult>, Failure> {
-    if let Some(problem) = query_problem(&query.q) {
-        return Err(fail(StatusCode::BAD_REQUEST, problem));
-    }
+    let words = parse_query(&query.q).map_err(|problem| fail(StatusCode::BAD_REQUEST, problem))?;
     let page = query.page.unwrap_or(1).max(1);
     let meta = state.meta.clone();
-    let (skills, total) = blocking(move || meta.search(&query.q, page, 20)).await?;
+    let (skills, total) = blocking(move || meta.search(&words, page, PER_PAGE)).await?;
     Ok(axum::Json(SearchResult {
         skills,
         total,
         page,
+        per_page: PER_PAGE,
     }))
 }
 
@@ -113,6 +120,7 @@ pub(super) async fn download(
     )) {
         headers.insert(header::CONTENT_DISPOSITION, disposition);
     }
+    state.downloads.record(&skill.name);
     Ok(response)
 }
 
@@ -154,7 +162,7 @@ pub(super) async fn change(
 
 pub(super) async fn yank(
     State(state): State<Shared>,
-    User(who): User,
+    Can(who, _): Can<ToYank>,
     Api(UrlPath((name, version))): Api<UrlPath<(String, String)>>,
 ) -> Result<Response, Failure> {
     set_yanked(&state, who, name, version, true).await
@@ -162,7 +170,7 @@ pub(super) async fn yank(
 
 pub(super) async fn unyank(
     State(state): State<Shared>,
-    User(who): User,
+    Can(who, _): Can<ToYank>,
     Api(UrlPath((name, version))): Api<UrlPath<(String, String)>>,
 ) -> Result<Response, Failure> {
     set_yanked(&state, who, name, version, false).await
@@ -198,7 +206,7 @@ pub(super) async fn owners(
 
 pub(super) async fn add_owners(
     State(state): State<Shared>,
-    User(who): User,
+    Can(who, _): Can<ToChangeOwners>,
     Api(UrlPath(name)): Api<UrlPath<String>>,
     Api(axum::Json(body)): Api<axum::Json<Owners>>,
 ) -> Result<Response, Failure> {
@@ -211,7 +219,7 @@ pub(super) async fn add_owners(
 
 pub(super) async fn remove_owners(
     State(state): State<Shared>,
-    User(who): User,
+    Can(who, _): Can<ToChangeOwners>,
     Api(UrlPath(name)): Api<UrlPath<String>>,
     Api(axum::Json(body)): Api<axum::Json<Owners>>,
 ) -> Result<Response, Failure> {

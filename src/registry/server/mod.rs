@@ -13,6 +13,7 @@
 //! the error shape.
 
 mod auth;
+mod downloads;
 mod handlers;
 mod pages;
 mod upload;
@@ -32,7 +33,7 @@ use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, put};
 
-use auth::me;
+use auth::{me, private_reads};
 use handlers::{add_owners, download, info, owners, remove_owners, search, unyank, yank};
 use pages::{home, page};
 use upload::publish;
@@ -42,7 +43,7 @@ use crate::registry::connections;
 use crate::registry::store::{BlobStore, FsBlobs, MetadataStore, Sqlite, StoreError};
 
 pub use crate::registry::connections::ConnectionLimits;
-pub use auth::{create_token, new_token, token_hash};
+pub use auth::{TokenOptions, create_token, list_tokens, new_token, revoke_token, token_hash};
 
 /// Server settings.
 #[derive(Clone, Debug)]
@@ -55,6 +56,87 @@ pub struct Settings {
     pub base_url: Option<String>,
     /// How many connections, and how long each may wait.
     pub connections: ConnectionLimits,
+    /// Every read needs a token with the `read` scope.
+    pub private: bool,
+    /// Serve HTTPS with this certificate chain and key.
+    pub tls: Option<TlsFiles>,
+}
+
+/// PEM files for `--tls-cert` and `--tls-key`.
+#[derive(Clone, Debug)]
+pub struct TlsFiles {
+    /// The certificate chain, leaf first.
+    pub cert: PathBuf,
+    /// The private key (PKCS#8, PKCS#1 or SEC1).
+    pub key: PathBuf,
+}
+
+/// The largest PEM file read: a chain of a few certificates takes a few KiB.
+const MAX_PEM_BYTES: u64 = 1024 * 1024;
+
+/// The TLS acceptor for `files`, or an error naming the file at fault.
+fn tls_acceptor(files: &TlsFiles) -> anyhow::Result<tokio_rustls::TlsAcceptor> {
+    use rustls::pki_types::pem::PemObject as _;
+    use rustls::pki_types::{CertificateDer, PrivateKeyDer};
+    let read = |path: &Path| -> anyhow::Result<Vec<u8>> {
+        crate::fsx::read_capped(path, MAX_PEM_BYTES).map_err(|error| {
+            crate::registry::ServeError {
+                message: format!("cannot read {}: {error}", path.display()),
+                hint: "pass --tls-cert and --tls-key as PEM files this user can read",
+            }
+            .into()
+        })
+    };
+    let bad = |path: &Path, what: &str, hint: &'static str| -> anyhow::Error {
+        crate::registry::ServeError {
+            message: format!("{}: {what}", path.display()),
+            hint,
+        }
+        .into()
+    };
+    let cert_pem = read(&files.cert)?;
+    let chain: Vec<CertificateDer<'static>> = CertificateDer::pem_slice_iter(&cert_pem)
+        .collect::<Result<_, _>>()
+        .map_err(|error| {
+            bad(
+                &files.cert,
+                &format!("not a PEM certificate chain ({error})"),
+                "--tls-cert takes the certificate chain as PEM (`-----BEGIN CERTIFICATE-----`), leaf first",
+            )
+        })?;
+    if chain.is_empty() {
+        return Err(bad(
+            &files.cert,
+            "has no certificate",
+            "--tls-cert takes the certificate chain as PEM (`-----BEGIN CERTIFICATE-----`), leaf first",
+        ));
+    }
+    let key_pem = read(&files.key)?;
+    let key = PrivateKeyDer::from_pem_slice(&key_pem).map_err(|error| {
+        bad(
+            &files.key,
+            &format!("no private key found ({error})"),
+            "--tls-key takes the private key as PEM (PKCS#8, PKCS#1 or SEC1)",
+        )
+    })?;
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let mut config = rustls::ServerConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .map_err(|error| anyhow::anyhow!("TLS set-up failed: {error}"))?
+        .with_no_client_auth()
+        .with_single_cert(chain, key)
+        .map_err(|error| {
+            bad(
+                &files.key,
+                &format!(
+                    "does not go with the certificate in {} ({error})",
+                    files.cert.display()
+                ),
+                "pass the key the certificate was issued for",
+            )
+        })?;
+    config.alpn_protocols = vec![b"http/1.1".to_vec()];
+    Ok(tokio_rustls::TlsAcceptor::from(Arc::new(config)))
 }
 
 /// The read size when streaming an archive.
@@ -74,6 +156,8 @@ struct AppState {
     tmp: PathBuf,
     max_upload: u64,
     base_url: String,
+    private: bool,
+    downloads: downloads::Counter,
 }
 
 type Shared = Arc<AppState>;
@@ -215,6 +299,7 @@ async fn blocking<T: Send + 'static>(
 
 /// Runs the server until SIGINT or SIGTERM. Prints `listening on <url>` on stdout once bound.
 pub async fn serve(settings: Settings) -> anyhow::Result<()> {
+    let tls = settings.tls.as_ref().map(tls_acceptor).transpose()?;
     let (meta, blobs) = open(&settings.data)?;
     let tmp = settings.data.join("tmp");
     // Whatever an interrupted upload left is garbage: nothing refers to it.
@@ -234,25 +319,35 @@ pub async fn serve(settings: Settings) -> anyhow::Result<()> {
             }
         })?;
     let addr = listener.local_addr()?;
-    let base_url = settings
-        .base_url
-        .clone()
-        .unwrap_or_else(|| format!("http://{addr}"));
+    let scheme = if tls.is_some() { "https" } else { "http" };
+    let base_url = settings.base_url.clone().map_or_else(
+        || format!("{scheme}://{addr}"),
+        |url| url.trim_end_matches('/').to_owned(),
+    );
     let state = Arc::new(AppState {
-        meta,
+        meta: meta.clone(),
         blobs,
         tmp,
         max_upload: settings.max_upload,
         base_url: base_url.clone(),
+        private: settings.private,
+        downloads: downloads::Counter::default(),
     });
-    let app = router(state);
+    let flusher = tokio::spawn(downloads::flush_every(
+        state.clone(),
+        downloads::FLUSH_INTERVAL,
+    ));
+    let app = router(state.clone());
     {
         use std::io::Write as _;
         let mut out = std::io::stdout().lock();
         writeln!(out, "listening on {base_url}")?;
         out.flush()?;
     }
-    connections::serve(listener, app, settings.connections, shutdown()).await;
+    connections::serve(listener, app, settings.connections, tls, shutdown()).await;
+    flusher.abort();
+    // The downloads counted since the last flush.
+    downloads::flush(&state).await;
     Ok(())
 }
 
@@ -297,6 +392,7 @@ fn router(state: Shared) -> Router {
                 format!("this endpoint does not take {method}"),
             )
         })
+        .layer(middleware::from_fn_with_state(state.clone(), private_reads))
         .layer(middleware::from_fn(log))
         .layer(middleware::from_fn(security_headers))
         .with_state(state)

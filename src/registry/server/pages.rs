@@ -9,7 +9,7 @@ use axum::response::{Html, IntoResponse, Response};
 
 use crate::registry::api::{self};
 
-use super::handlers::{SearchQuery, query_problem};
+use super::handlers::{SearchQuery, parse_query};
 use super::{Failure, Shared, blocking};
 
 /// How much of SKILL.md a skill's web page shows, in characters: the page is built in memory
@@ -46,17 +46,20 @@ pub(super) async fn home(
             ));
         }
     };
-    if let Some(problem) = query_problem(&query.q) {
-        return Ok(html_error(
-            StatusCode::BAD_REQUEST,
-            "Search too long",
-            &problem,
-        ));
-    }
+    let words = match parse_query(&query.q) {
+        Ok(words) => words,
+        Err(problem) => {
+            return Ok(html_error(
+                StatusCode::BAD_REQUEST,
+                "Search too long",
+                &problem,
+            ));
+        }
+    };
     let page = query.page.unwrap_or(1).max(1);
-    let q = query.q.clone();
     let meta = state.meta.clone();
-    let (skills, total) = blocking(move || meta.search(&q, page, 50)).await?;
+    let query_words = words.clone();
+    let (skills, total) = blocking(move || meta.search(&query_words, page, 50)).await?;
     let mut body = format!(
         "<h1>Skills</h1><form><input name=\"q\" value=\"{}\" placeholder=\"Search skills\"> <button>Search</button></form><p>{total} skills</p><ul>",
         escape(&query.q)
@@ -71,6 +74,22 @@ pub(super) async fn home(
         );
     }
     body.push_str("</ul>");
+    if words.is_empty() {
+        let meta = state.meta.clone();
+        let (recent, popular) = blocking(move || Ok((meta.recent(10)?, meta.popular(10)?))).await?;
+        for (title, hits) in [("Recently updated", recent), ("Popular", popular)] {
+            let _ = write!(body, "<h2>{title}</h2><ul>");
+            for skill in hits {
+                let _ = write!(
+                    body,
+                    "<li><a href=\"/skills/{0}\">{0}</a> {1}</li>",
+                    escape(&skill.name),
+                    escape(skill.latest.as_deref().unwrap_or(""))
+                );
+            }
+            body.push_str("</ul>");
+        }
+    }
     Ok(html("skillpkg registry", &body).into_response())
 }
 

@@ -22,13 +22,13 @@ use crate::pack::extract::{self, ExtractError, Limits};
 use crate::registry::store::{NewVersion, PublishOutcome};
 use crate::skill::Skill;
 
-use super::auth::User;
+use super::auth::{Can, ToPublish};
 use super::{Api, Failure, MAX_SKILL_MD_BYTES, Shared, blocking, fail, now};
 
 /// `PUT /api/v1/skills/{name}/{version}`: the whole publish, in order.
 pub(super) async fn publish(
     State(state): State<Shared>,
-    User(publisher): User,
+    Can(publisher, _): Can<ToPublish>,
     Api(UrlPath((name, version))): Api<UrlPath<(String, String)>>,
     headers: HeaderMap,
     body: Body,
@@ -85,6 +85,7 @@ pub(super) async fn publish(
         size,
         description: checked.description,
         skill_md: checked.skill_md,
+        keywords: checked.keywords,
         publisher,
         published_at: now(),
     };
@@ -237,6 +238,7 @@ pub(super) struct Inspected {
     digest: String,
     description: String,
     skill_md: String,
+    keywords: String,
 }
 
 /// Extracts the archive with the safe extractor, validates it for the open spec and checks
@@ -305,6 +307,10 @@ pub(super) fn inspect(upload: &Path, unpack: &Path, url_name: &str) -> Result<In
             ));
         }
     }
+    let keywords = skill
+        .reading()
+        .map(|reading| metadata_string(reading, "keywords"))
+        .unwrap_or_default();
     // The folder name inside the archive is the skill's, so the folder check applies as usual.
     let checked = check_skill(skill, &[Target::AgentSkills]);
     if !checked.is_valid() {
@@ -324,5 +330,28 @@ pub(super) fn inspect(upload: &Path, unpack: &Path, url_name: &str) -> Result<In
         digest,
         description,
         skill_md: text,
+        keywords,
     })
+}
+
+/// The longest `metadata.keywords` kept: a few words to search by, not a second description.
+const MAX_KEYWORDS_CHARS: usize = 256;
+
+/// A string `metadata` entry of SKILL.md (cut to [`MAX_KEYWORDS_CHARS`]), or "".
+fn metadata_string(reading: &crate::skill::Reading, key: &str) -> String {
+    let (Some(doc), Some(Ok(yaml))) = (&reading.doc, &reading.yaml) else {
+        return String::new();
+    };
+    let Some(Ok(entries)) = doc.metadata.as_deref().map(|field| &field.value) else {
+        return String::new();
+    };
+    entries
+        .iter()
+        .find(|entry| entry.key.value == key)
+        .and_then(|entry| match &yaml.resolve(entry.value).kind {
+            crate::skill::yaml::NodeKind::Scalar(scalar) => Some(scalar.value.as_str()),
+            _ => None,
+        })
+        .map(|text| text.chars().take(MAX_KEYWORDS_CHARS).collect())
+        .unwrap_or_default()
 }

@@ -472,7 +472,7 @@ fn noise(len: usize) -> Vec<u8> {
 #[test]
 fn a_slow_download_that_keeps_arriving_is_not_cut_off() {
     let context = TestContext::new();
-    let registry = Registry::start(&context.root().join("data"), &[]);
+    let registry = Registry::start_plain(&context.root().join("data"), &[]);
     let alice = registry.token("alice");
     skill(
         &context,
@@ -546,7 +546,7 @@ fn pki() -> Pki {
 #[test]
 fn https_with_a_private_certificate_authority() {
     let context = TestContext::new();
-    let registry = Registry::start(&context.root().join("data"), &[]);
+    let registry = Registry::start_plain(&context.root().join("data"), &[]);
     let alice = registry.token("alice");
     let pki = pki();
     let ca_file = context.write("ca.pem", &pki.ca_pem);
