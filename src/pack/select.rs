@@ -377,13 +377,14 @@ fn resolve_link(
     Ok((target, metadata))
 }
 
+/// Whether any execute bit is set (always false where files have none).
 #[cfg(unix)]
-fn is_executable(metadata: &std::fs::Metadata) -> bool {
+pub(crate) fn is_executable(metadata: &std::fs::Metadata) -> bool {
     use std::os::unix::fs::PermissionsExt as _;
     metadata.permissions().mode() & 0o111 != 0
 }
 
 #[cfg(not(unix))]
-fn is_executable(_metadata: &std::fs::Metadata) -> bool {
+pub(crate) fn is_executable(_metadata: &std::fs::Metadata) -> bool {
     false
 }

@@ -1,13 +1,14 @@
 //! The registry: wire types ([`api`]), storage ([`store`]), the server ([`server`], whose
 //! connections [`connections`] accepts and bounds), the client ([`client`]), the client's
-//! stored tokens ([`credentials`]) and the lockfile ([`lockfile`]). Protocol:
-//! `docs/architecture.md` §6.
+//! stored tokens ([`credentials`]), the lockfile ([`lockfile`]) and what a version's web page
+//! shows about its files, worked out at publish ([`review`]). Protocol: `docs/architecture.md` §6.
 
 pub mod api;
 pub mod client;
 pub mod connections;
 pub mod credentials;
 pub mod lockfile;
+pub(crate) mod review;
 pub mod server;
 pub mod store;
 

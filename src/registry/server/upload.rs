@@ -19,6 +19,7 @@ use crate::agent::Target;
 use crate::check::check_skill;
 use crate::pack::archive;
 use crate::pack::extract::{self, ExtractError, Limits};
+use crate::registry::review::{self, Review};
 use crate::registry::store::{NewVersion, PublishOutcome};
 use crate::skill::Skill;
 
@@ -86,6 +87,7 @@ pub(super) async fn publish(
         description: checked.description,
         skill_md: checked.skill_md,
         keywords: checked.keywords,
+        review: checked.review,
         publisher,
         published_at: now(),
     };
@@ -239,6 +241,7 @@ pub(super) struct Inspected {
     description: String,
     skill_md: String,
     keywords: String,
+    review: Review,
 }
 
 /// Extracts the archive with the safe extractor, validates it for the open spec and checks
@@ -312,7 +315,7 @@ pub(super) fn inspect(upload: &Path, unpack: &Path, url_name: &str) -> Result<In
         .map(|reading| metadata_string(reading, "keywords"))
         .unwrap_or_default();
     // The folder name inside the archive is the skill's, so the folder check applies as usual.
-    let checked = check_skill(skill, &[Target::AgentSkills]);
+    let checked = check_skill(skill.clone(), &[Target::AgentSkills]);
     if !checked.is_valid() {
         let errors: Vec<String> = checked
             .diagnostics
@@ -325,12 +328,15 @@ pub(super) fn inspect(upload: &Path, unpack: &Path, url_name: &str) -> Result<In
             format!("the skill does not pass validation: {}", errors.join("; ")),
         ));
     }
+    let prefix = archive_prefix(upload, &extracted.name);
+    let review = review::review(&extracted.dir, &skill, &extracted.files, prefix);
     let digest = extracted.content_digest;
     Ok(Inspected {
         digest,
         description,
         skill_md: text,
         keywords,
+        review,
     })
 }
 
@@ -354,4 +360,15 @@ fn metadata_string(reading: &crate::skill::Reading, key: &str) -> String {
         })
         .map(|text| text.chars().take(MAX_KEYWORDS_CHARS).collect())
         .unwrap_or_default()
+}
+
+/// Where the skill's files are in the archive: under its top folder `name/`, or (a flat
+/// archive) at the root.
+fn archive_prefix(upload: &Path, name: &str) -> String {
+    let nested = format!("{name}/");
+    let found = fs_err::File::open(upload)
+        .ok()
+        .and_then(|file| zip::ZipArchive::new(file).ok())
+        .is_some_and(|mut zip| zip.by_name(&format!("{nested}SKILL.md")).is_ok());
+    if found { nested } else { String::new() }
 }

@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 pub use sqlite::Sqlite;
 
 use super::api::{SearchHit, SkillInfo};
+use super::review::Review;
 
 /// Storage failures the handlers report as 500.
 #[derive(Debug, thiserror::Error)]
@@ -40,6 +41,8 @@ pub(crate) struct NewVersion {
     /// `metadata.keywords` from SKILL.md: words a search also matches, comma- or
     /// space-separated.
     pub keywords: String,
+    /// What the version's page shows about its files, worked out at publish.
+    pub review: Review,
     pub publisher: String,
     pub published_at: i64,
 }
@@ -91,6 +94,9 @@ pub(crate) trait MetadataStore: Send + Sync {
         version: &str,
         max_chars: usize,
     ) -> Result<Option<SkillMdStart>, StoreError>;
+    /// What the page of `name`'s `version` shows about its files; `None` for a version
+    /// published before the registry recorded it (or no such version).
+    fn review(&self, name: &str, version: &str) -> Result<Option<Review>, StoreError>;
     /// One page of the skills that match `query`, best first, and how many match in all.
     fn search(
         &self,

@@ -12,10 +12,16 @@ use super::{
     StoreError, StoredToken, TOKEN_ID_LEN, TokenListing,
 };
 use crate::registry::api::{SearchHit, SkillInfo, VersionInfo};
+use crate::registry::review::Review;
 
 /// `SQLite` metadata.
 pub struct Sqlite {
     connection: Mutex<Connection>,
+}
+
+/// A value as JSON, for a TEXT column: the review's types always serialise.
+fn json(value: &impl serde::Serialize) -> String {
+    serde_json::to_string(value).unwrap_or_default()
 }
 
 /// One schema change: SQL, then optionally Rust for what SQL cannot do.
@@ -56,6 +62,18 @@ ALTER TABLE tokens ADD COLUMN scopes TEXT NOT NULL DEFAULT 'publish,yank,owners,
 ALTER TABLE tokens ADD COLUMN expires_at INTEGER;
 ALTER TABLE tokens ADD COLUMN revoked_at INTEGER;
 CREATE INDEX tokens_by_id ON tokens (id);
+",
+        then: None,
+    },
+    // 4: what a version's page shows about its files, worked out at publish (JSON; empty for
+    // versions published before).
+    Migration {
+        sql: "
+ALTER TABLE versions ADD COLUMN files TEXT NOT NULL DEFAULT '';
+ALTER TABLE versions ADD COLUMN frontmatter TEXT NOT NULL DEFAULT '';
+ALTER TABLE versions ADD COLUMN listing TEXT NOT NULL DEFAULT '';
+ALTER TABLE versions ADD COLUMN lint TEXT NOT NULL DEFAULT '';
+ALTER TABLE versions ADD COLUMN archive_prefix TEXT NOT NULL DEFAULT '';
 ",
         then: None,
     },
@@ -393,9 +411,24 @@ impl MetadataStore for Sqlite {
         if let Some((version, checksum)) = existing {
             return Ok(PublishOutcome::Exists { version, checksum });
         }
+        let review = &new.review;
         transaction.execute(
-            "INSERT INTO versions (skill_id, version, checksum, digest, size, published_at, publisher_id, skill_md) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-            params![id, new.version, new.checksum, new.digest, i64::try_from(new.size).unwrap_or(i64::MAX), new.published_at, publisher, new.skill_md],
+            "INSERT INTO versions (skill_id, version, checksum, digest, size, published_at, publisher_id, skill_md, files, frontmatter, listing, lint, archive_prefix) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+            params![
+                id,
+                new.version,
+                new.checksum,
+                new.digest,
+                i64::try_from(new.size).unwrap_or(i64::MAX),
+                new.published_at,
+                publisher,
+                new.skill_md,
+                json(&review.files),
+                json(&review.frontmatter),
+                json(&review.listing),
+                json(&review.findings),
+                review.archive_prefix,
+            ],
         )?;
         // The newest publish speaks for the skill, whatever its version number.
         transaction.execute(
@@ -461,6 +494,31 @@ impl MetadataStore for Sqlite {
             owners,
             versions,
         }))
+    }
+
+    fn review(&self, name: &str, version: &str) -> Result<Option<Review>, StoreError> {
+        let connection = self.lock();
+        let columns: Option<[String; 5]> = connection
+            .prepare_cached("SELECT files, frontmatter, listing, lint, archive_prefix FROM versions JOIN skills ON skills.id = versions.skill_id WHERE skills.lower_name = ?1 AND versions.version = ?2")?
+            .query_row(params![name.to_lowercase(), version], |row| {
+                Ok([row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?, row.get(4)?])
+            })
+            .optional()?;
+        let Some([files, frontmatter, listing, lint, archive_prefix]) = columns else {
+            return Ok(None);
+        };
+        // Empty for a version published before they were recorded; unreadable JSON (which
+        // this code never writes) reads as not recorded rather than failing the page.
+        let parsed = (|| {
+            Some(Review {
+                files: serde_json::from_str(&files).ok()?,
+                frontmatter: serde_json::from_str(&frontmatter).ok()?,
+                listing: serde_json::from_str(&listing).ok()?,
+                findings: serde_json::from_str(&lint).ok()?,
+                archive_prefix,
+            })
+        })();
+        Ok(parsed)
     }
 
     fn skill_md_start(
@@ -671,9 +729,10 @@ mod tests {
 
     use super::super::search::{self, Query};
     use super::{
-        MIGRATIONS, MetadataStore, NewToken, NewVersion, PublishOutcome, Revoked, SCHEMA_1, Scope,
-        Sqlite,
+        MIGRATIONS, MetadataStore, NewToken, NewVersion, PublishOutcome, Review, Revoked, SCHEMA_1,
+        Scope, Sqlite,
     };
+    use crate::registry::review::{FileEntry, Finding, ListingLine};
 
     fn version(name: &str, description: &str) -> NewVersion {
         NewVersion {
@@ -685,6 +744,7 @@ mod tests {
             description: description.into(),
             skill_md: String::new(),
             keywords: String::new(),
+            review: Review::default(),
             publisher: "alice".into(),
             published_at: 0,
         }
@@ -958,6 +1018,8 @@ mod tests {
         assert_eq!(stored.scopes, Scope::ALL);
         assert_eq!(store.tokens(None).unwrap()[0].id, "f".repeat(12));
         assert_eq!(names(&store, "ärger notes", 1, 20).0, ["team-notes"]);
+        // A version from before reviews were recorded has none.
+        assert_eq!(store.review("team-notes", "1.0.0").unwrap(), None);
         assert_eq!(store.recent(1).unwrap()[0].updated_at, 4);
         drop(store);
         let version: i64 = Connection::open(&path)
@@ -975,6 +1037,43 @@ mod tests {
             panic!("a newer schema must be refused")
         };
         assert!(error.to_string().contains("newer skillpkg"), "{error}");
+    }
+
+    /// A version's review is stored with it and read back whole; another version or skill has
+    /// none.
+    #[test]
+    fn a_review_is_stored_with_its_version() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Sqlite::open(&dir.path().join("registry.db")).unwrap();
+        let review = Review {
+            files: vec![FileEntry {
+                path: "scripts/run.sh".into(),
+                size: 12,
+                executable: true,
+            }],
+            frontmatter: vec![("name".into(), "notes".into())],
+            listing: ListingLine {
+                line: Some("- notes: Notes.".into()),
+                chars: 15,
+                tokens: 4,
+                note: None,
+                agent: "Claude Code".into(),
+            },
+            findings: vec![Finding {
+                code: "SK101".into(),
+                severity: "warning".into(),
+                ..Finding::default()
+            }],
+            archive_prefix: "notes/".into(),
+        };
+        let new = NewVersion {
+            review: review.clone(),
+            ..version("notes", "Notes.")
+        };
+        assert_eq!(store.publish(&new).unwrap(), PublishOutcome::Created);
+        assert_eq!(store.review("Notes", "1.0.0").unwrap(), Some(review));
+        assert_eq!(store.review("notes", "2.0.0").unwrap(), None);
+        assert_eq!(store.review("other", "1.0.0").unwrap(), None);
     }
 
     /// Versions that differ only in build metadata are one version, whichever came first.

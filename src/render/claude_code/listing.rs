@@ -48,6 +48,25 @@ pub struct IndexOptions {
     pub overrides: HashMap<String, Override>,
 }
 
+impl IndexOptions {
+    /// `skillpkg preview`'s defaults for `model` (Claude Code 2.1.332): 1% of its context
+    /// window, Claude Code's own skills reserved, the 1,536-unit cap, no settings or usage.
+    pub fn new(model: Model) -> Self {
+        Self {
+            version: Version::Current,
+            context_window: model.context_window,
+            model,
+            budget_fraction: 0.01,
+            budget: None,
+            reserve: listing::BUNDLED_RESERVE,
+            max_desc_chars: listing::CAP_CURRENT,
+            usage: HashMap::new(),
+            now: 0.0,
+            overrides: HashMap::new(),
+        }
+    }
+}
+
 /// What happened to one entry.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(tag = "status", rename_all = "kebab-case")]
