@@ -15,6 +15,7 @@
 mod auth;
 mod downloads;
 mod handlers;
+mod markdown;
 mod pages;
 mod upload;
 
@@ -35,7 +36,7 @@ use axum::routing::{get, put};
 
 use auth::{me, private_reads};
 use handlers::{add_owners, download, info, owners, remove_owners, search, unyank, yank};
-use pages::{home, page};
+use pages::{file, home, skill, version};
 use upload::publish;
 
 use crate::registry::api::{self, ErrorBody, ErrorDetail};
@@ -374,7 +375,9 @@ async fn shutdown() {
 fn router(state: Shared) -> Router {
     Router::new()
         .route("/", get(home))
-        .route("/skills/{name}", get(page))
+        .route("/skills/{name}", get(skill))
+        .route("/skills/{name}/{version}", get(version))
+        .route("/skills/{name}/{version}/files/{*path}", get(file))
         .route("/api/v1/me", get(me))
         .route("/api/v1/skills", get(search))
         .route("/api/v1/skills/{name}", get(info))
