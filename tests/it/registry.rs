@@ -10,6 +10,7 @@ use crate::common::{TestContext, pki, run};
 
 mod client;
 mod hostile;
+mod pages;
 
 /// A running registry; killed when dropped.
 pub(crate) struct Registry {
