@@ -11,6 +11,10 @@
 //! is 64 threads, each holding one keep-alive HTTP/1.1 connection and sending the next request
 //! as soon as the previous answer is read (a closed loop, as `wrk` does). Client and server
 //! share the machine's cores, so the figures are a floor for the server alone.
+//!
+//! The two GET loads run twice: over plain HTTP, then over HTTPS (`--tls-cert/--tls-key` with
+//! a certificate made here; rustls on both ends, one handshake per connection, then
+//! keep-alive), so the cost of TLS is the difference.
 
 #![allow(
     clippy::print_stdout,
@@ -24,6 +28,7 @@ use std::io::{BufRead as _, BufReader, Read as _, Write as _};
 use std::net::TcpStream;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use sha2::Digest as _;
@@ -55,10 +60,38 @@ fn main() {
         archive.len()
     );
 
-    let metadata = load(&address, "/api/v1/skills/bench");
+    let metadata = load(&address, "/api/v1/skills/bench", None);
     metadata.print("metadata GET", 10_000.0);
-    let downloads = load(&address, "/api/v1/skills/bench/1.0.0/download");
+    let downloads = load(&address, "/api/v1/skills/bench/1.0.0/download", None);
     downloads.print("20 KB download", 5_000.0);
+
+    // The same over HTTPS: the same data, served by a registry that terminates TLS itself.
+    let _ = server.kill();
+    let _ = server.wait();
+    let tls = Tls::new(&work);
+    let (mut secure, secure_url) = start_with(
+        skillpkg,
+        &data,
+        &[
+            "--tls-cert",
+            tls.cert.to_str().expect("UTF-8"),
+            "--tls-key",
+            tls.key.to_str().expect("UTF-8"),
+        ],
+    );
+    let secure_address = secure_url.trim_start_matches("https://").to_owned();
+    let metadata = load(&secure_address, "/api/v1/skills/bench", Some(&tls.client));
+    metadata.print("metadata GET over TLS", 10_000.0);
+    let downloads = load(
+        &secure_address,
+        "/api/v1/skills/bench/1.0.0/download",
+        Some(&tls.client),
+    );
+    downloads.print("20 KB download over TLS", 5_000.0);
+    let _ = secure.kill();
+    let _ = secure.wait();
+    let (restarted, url) = start(skillpkg, &data);
+    server = restarted;
 
     // 1,000 sequential publishes of new versions, each a different archive.
     let archives: Vec<(String, Vec<u8>)> = (1..=1000)
@@ -86,9 +119,15 @@ fn main() {
 
 /// Starts the registry on an ephemeral port and returns it with its URL.
 fn start(skillpkg: &str, data: &Path) -> (Child, String) {
+    start_with(skillpkg, data, &[])
+}
+
+/// [`start`] with more options.
+fn start_with(skillpkg: &str, data: &Path, extra: &[&str]) -> (Child, String) {
     let mut child = Command::new(skillpkg)
         .args(["registry", "serve", "--addr", "127.0.0.1:0", "--data"])
         .arg(data)
+        .args(extra)
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
@@ -204,19 +243,69 @@ fn verdict(ok: bool) -> &'static str {
     if ok { "ok" } else { "MISSED" }
 }
 
-/// `CONNECTIONS` closed-loop connections sending `GET path` for `WARM_UP` + `MEASURE`; only
-/// the requests that finish inside the measured window count.
-fn load(address: &str, path: &str) -> Load {
+/// A certificate for 127.0.0.1 in PEM files for the server, and a client configuration that
+/// trusts it.
+struct Tls {
+    cert: std::path::PathBuf,
+    key: std::path::PathBuf,
+    client: Arc<rustls::ClientConfig>,
+}
+
+impl Tls {
+    fn new(work: &Path) -> Self {
+        let key = rcgen::KeyPair::generate().expect("a key");
+        let cert = rcgen::CertificateParams::new(vec!["127.0.0.1".to_owned()])
+            .expect("parameters")
+            .self_signed(&key)
+            .expect("a certificate");
+        let mut roots = rustls::RootCertStore::empty();
+        roots.add(cert.der().clone()).expect("a root");
+        let client = rustls::ClientConfig::builder_with_provider(Arc::new(
+            rustls::crypto::ring::default_provider(),
+        ))
+        .with_safe_default_protocol_versions()
+        .expect("TLS versions")
+        .with_root_certificates(roots)
+        .with_no_client_auth();
+        let cert_path = work.join("cert.pem");
+        let key_path = work.join("key.pem");
+        fs_err::write(&cert_path, cert.pem()).expect("write the certificate");
+        fs_err::write(&key_path, key.serialize_pem()).expect("write the key");
+        Self {
+            cert: cert_path,
+            key: key_path,
+            client: Arc::new(client),
+        }
+    }
+}
+
+/// A connection: TCP, or TLS over TCP.
+trait Stream: std::io::Read + std::io::Write + Send {}
+impl<T: std::io::Read + std::io::Write + Send> Stream for T {}
+
+/// `CONNECTIONS` closed-loop connections (over TLS with `tls`) sending `GET path` for
+/// `WARM_UP` + `MEASURE`; only the requests that finish inside the measured window count.
+fn load(address: &str, path: &str, tls: Option<&Arc<rustls::ClientConfig>>) -> Load {
     let start = Instant::now() + WARM_UP;
     let end = start + MEASURE;
     let threads: Vec<_> = (0..CONNECTIONS)
         .map(|_| {
             let address = address.to_owned();
             let request = format!("GET {path} HTTP/1.1\r\nHost: {address}\r\n\r\n").into_bytes();
+            let tls = tls.cloned();
             std::thread::spawn(move || {
-                let stream = TcpStream::connect(&address).expect("connect");
-                stream.set_nodelay(true).expect("nodelay");
-                let mut writer = stream.try_clone().expect("clone");
+                let tcp = TcpStream::connect(&address).expect("connect");
+                tcp.set_nodelay(true).expect("nodelay");
+                let stream: Box<dyn Stream> = match tls {
+                    None => Box::new(tcp),
+                    Some(config) => {
+                        let name = rustls::pki_types::ServerName::try_from("127.0.0.1")
+                            .expect("a server name");
+                        let connection =
+                            rustls::ClientConnection::new(config, name).expect("a TLS client");
+                        Box::new(rustls::StreamOwned::new(connection, tcp))
+                    }
+                };
                 let mut reader = BufReader::with_capacity(64 * 1024, stream);
                 let mut latencies = Vec::with_capacity(100_000);
                 let mut bytes = 0_u64;
@@ -227,7 +316,8 @@ fn load(address: &str, path: &str) -> Load {
                     if sent >= end {
                         break;
                     }
-                    writer.write_all(&request).expect("send");
+                    reader.get_mut().write_all(&request).expect("send");
+                    reader.get_mut().flush().expect("send");
                     let mut length = 0_usize;
                     let mut status_ok = false;
                     loop {

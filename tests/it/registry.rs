@@ -8,9 +8,11 @@ use std::process::{Child, Command, Stdio};
 
 use crate::common::{TestContext, pki, run};
 
+mod access;
 mod client;
 mod hostile;
 mod pages;
+mod search;
 
 /// A running registry; killed when dropped.
 pub(crate) struct Registry {
@@ -70,13 +72,38 @@ impl Registry {
     }
 
     pub(crate) fn token(&self, user: &str) -> String {
+        self.token_with(user, &[])
+    }
+
+    /// A token for `user` made with `registry token create`'s `extra` options.
+    pub(crate) fn token_with(&self, user: &str, extra: &[&str]) -> String {
         let output = Command::new(insta_cmd::get_cargo_bin("skillpkg"))
             .args(["registry", "token", "create", "--user", user, "--data"])
             .arg(&self.data)
+            .args(extra)
             .output()
             .unwrap();
-        assert!(output.status.success());
+        assert!(
+            output.status.success(),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
         String::from_utf8(output.stdout).unwrap().trim().to_owned()
+    }
+
+    /// `skillpkg registry ARGS --data DATA`: (exit code, stdout, stderr).
+    pub(crate) fn admin(&self, args: &[&str]) -> (i32, String, String) {
+        let mut command = Command::new(insta_cmd::get_cargo_bin("skillpkg"));
+        command
+            .arg("registry")
+            .args(args)
+            .arg("--data")
+            .arg(&self.data);
+        run(command)
+    }
+
+    pub(crate) fn data(&self) -> &Path {
+        &self.data
     }
 
     fn kill(&mut self) {

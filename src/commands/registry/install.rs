@@ -4,7 +4,7 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use super::{RegistryFlag, client_error};
+use super::{RegistryFlag, client_error, reader};
 use crate::agent::Target;
 use crate::check::config::lexical_absolute;
 use crate::commands::{ExitStatus, UserError};
@@ -78,7 +78,7 @@ pub fn install(args: InstallArgs, printer: Printer) -> anyhow::Result<ExitStatus
     }
     let dir = install_dir(&args, &scope)?;
     let registry = args.registry.resolve(Path::new("."))?;
-    let client = Client::new(&registry, None).map_err(client_error)?;
+    let client = reader(&registry)?;
     let to = Destination {
         client: &client,
         registry: &registry,
@@ -268,7 +268,7 @@ fn install_from_lock(scope: &Scope, lock: &Lockfile, err: &mut impl Write) -> an
         .into());
     }
     for entry in &lock.skills {
-        let client = Client::new(&entry.registry, None).map_err(client_error)?;
+        let client = reader(&entry.registry)?;
         let placed = place(
             &client,
             entry,

@@ -319,7 +319,7 @@ impl MetadataStore for Sqlite {
     fn tokens(&self, user: Option<&str>) -> Result<Vec<TokenListing>, StoreError> {
         let connection = self.lock();
         let mut statement = connection.prepare_cached(
-            "SELECT tokens.id, users.name, tokens.label, tokens.scopes, tokens.created_at, tokens.expires_at, tokens.revoked_at FROM tokens JOIN users ON users.id = tokens.user_id WHERE ?1 IS NULL OR users.name = ?1 ORDER BY tokens.created_at, tokens.id",
+            "SELECT tokens.id, users.name, tokens.label, tokens.scopes, tokens.created_at, tokens.expires_at, tokens.revoked_at FROM tokens JOIN users ON users.id = tokens.user_id WHERE ?1 IS NULL OR users.name = ?1 ORDER BY tokens.created_at, tokens.rowid",
         )?;
         let listed = statement
             .query_map(params![user], |row| {
