@@ -625,7 +625,48 @@ pub(super) async fn file(
 
 #[cfg(test)]
 mod tests {
-    use super::{as_text, size, url_path};
+    use super::{Review, as_text, file_rows, size, url_path};
+    use crate::registry::review::FileEntry;
+
+    /// Each folder comes once, before its files, whatever sorts between them as text (`-`
+    /// before `/`).
+    #[test]
+    fn the_file_tree_lists_each_folder_once() {
+        let review = Review {
+            files: [
+                "scripts-old.txt",
+                "SKILL.md",
+                "references/z.md",
+                "scripts/a.sh",
+                "references/deep/y.md",
+            ]
+            .iter()
+            .map(|path| FileEntry {
+                path: (*path).to_owned(),
+                size: 1,
+                executable: false,
+            })
+            .collect(),
+            ..Review::default()
+        };
+        let rows: Vec<String> = file_rows("notes", "1.0.0", &review)
+            .iter()
+            .map(|row| format!("{}{}", "  ".repeat(row.depth), row.label))
+            .collect();
+        assert_eq!(
+            rows,
+            [
+                "SKILL.md",
+                "references/",
+                "  deep/",
+                "    y.md",
+                "  z.md",
+                "scripts/",
+                "  a.sh",
+                "scripts-old.txt",
+            ]
+        );
+    }
 
     #[test]
     fn file_paths_are_encoded_for_urls() {
