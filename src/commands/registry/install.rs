@@ -202,6 +202,7 @@ fn install_one(
     let entry = Locked {
         name: name.to_owned(),
         version: chosen.version.clone(),
+        requirement: None,
         registry: to.registry.to_owned(),
         sha256: chosen.checksum.clone(),
         digest: chosen.digest.clone(),
