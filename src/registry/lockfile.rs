@@ -35,7 +35,7 @@ const VCS_DIRS: [&str; 3] = [".git", ".hg", ".svn"];
 #[serde(deny_unknown_fields)]
 pub struct Lockfile {
     pub version: u32,
-    #[serde(default, rename = "skill")]
+    #[serde(default, rename = "skill", skip_serializing_if = "Vec::is_empty")]
     pub skills: Vec<Locked>,
 }
 

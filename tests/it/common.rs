@@ -49,6 +49,15 @@ impl TestContext {
         command
     }
 
+    /// `skillpkg ARGS` as a registry client: [`TestContext::command`], with downloads cached in
+    /// this test's folder, never in the user's cache. (Not in `command` itself: insta records
+    /// a command's environment in each snapshot, where a temp path would change every run.)
+    pub(crate) fn client(&self, args: &[&str]) -> Command {
+        let mut command = self.command(args);
+        command.env("SKILLPKG_CACHE_DIR", self.root().join("cache"));
+        command
+    }
+
     /// `skillpkg validate ARGS`.
     pub(crate) fn validate(&self, args: &[&str]) -> Command {
         let mut all = vec!["validate"];

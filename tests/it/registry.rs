@@ -90,7 +90,7 @@ pub(crate) fn cli(
     token: Option<&str>,
     args: &[&str],
 ) -> (i32, String, String) {
-    let mut command = context.command(args);
+    let mut command = context.client(args);
     command
         .env("SKILLPKG_REGISTRY", &registry.url)
         .env("SKILLPKG_CONFIG_DIR", context.root().join("config"));
@@ -205,7 +205,7 @@ fn publish_search_install_yank_and_reinstall_from_the_lockfile() {
     // Install into a project: the newest, verified, locked.
     fs_err::create_dir_all(context.root().join("project")).unwrap();
     let project = |args: &[&str]| {
-        let mut command = context.command(args);
+        let mut command = context.client(args);
         command
             .current_dir(context.root().join("project"))
             .env("SKILLPKG_REGISTRY", &registry.url)
@@ -665,7 +665,7 @@ fn client_commands_print_a_reviewed_transcript() {
     ];
     let mut transcript = String::new();
     for (token, args) in steps {
-        let mut command = context.command(args);
+        let mut command = context.client(args);
         command
             .current_dir(context.root().join("project"))
             .env("SKILLPKG_REGISTRY", &registry.url)

@@ -203,7 +203,7 @@ fn run_within(mut command: Command, limit: Duration) -> (i32, String, String, Du
 
 /// `skillpkg ARGS` against `url`, with a short timeout and no stored credentials.
 fn against(context: &TestContext, url: &str, args: &[&str]) -> Command {
-    let mut command = context.command(args);
+    let mut command = context.client(args);
     command
         .env("SKILLPKG_REGISTRY", url)
         .env("SKILLPKG_HTTP_TIMEOUT", "2")
@@ -554,7 +554,7 @@ fn https_with_a_private_certificate_authority() {
     let url = format!("https://localhost:{}", proxy.port);
     skill(&context, "secure", "1.0.0", "Secure.");
     let https = |args: &[&str], ca: Option<(&str, &std::path::Path)>| {
-        let mut command = context.command(args);
+        let mut command = context.client(args);
         command
             .env("SKILLPKG_REGISTRY", &url)
             .env("SKILLPKG_CONFIG_DIR", context.root().join("config"))
