@@ -1,9 +1,10 @@
 //! The registry: wire types ([`api`]), storage ([`store`]), the server ([`server`], whose
 //! connections [`connections`] accepts and bounds), the client ([`client`]), the client's
-//! stored tokens ([`credentials`]) and the lockfile ([`lockfile`]). Protocol:
-//! `docs/architecture.md` §6.
+//! stored tokens ([`credentials`]), its download cache ([`cache`]) and the lockfile
+//! ([`lockfile`]). Protocol: `docs/architecture.md` §6.
 
 pub mod api;
+pub mod cache;
 pub mod client;
 pub mod connections;
 pub mod credentials;
