@@ -317,3 +317,73 @@ fn global_flags_work_after_any_subcommand() {
     assert_eq!(code, 0);
     assert!(stdout.contains("\"latest\": \"1.0.0\""), "{stdout}");
 }
+
+/// Every key path of `value` (`skills[].name`), depth first.
+fn key_paths(value: &serde_json::Value, prefix: &str, out: &mut Vec<String>) {
+    match value {
+        serde_json::Value::Object(map) => {
+            for (key, inner) in map {
+                let path = if prefix.is_empty() {
+                    key.clone()
+                } else {
+                    format!("{prefix}.{key}")
+                };
+                out.push(path.clone());
+                key_paths(inner, &path, out);
+            }
+        }
+        serde_json::Value::Array(items) => {
+            for item in items {
+                key_paths(item, &format!("{prefix}[]"), out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// docs/registry.md describes every field the registry commands' JSON has.
+#[test]
+fn every_json_field_is_documented() {
+    let context = TestContext::new();
+    let registry = Registry::start(&context.root().join("data"), &[]);
+    let alice = registry.token_with("alice", &["--label", "docs", "--expires", "1w"]);
+    publish(
+        &context,
+        &registry,
+        &alice,
+        "documented",
+        "1.0.0",
+        "Documented fixture. Use when a docs test needs it.",
+        "",
+    );
+    let docs =
+        fs_err::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/registry.md")).unwrap();
+    let mut outputs = Vec::new();
+    for args in [
+        &["search", "documented", "--format", "json", "--pre"][..],
+        &["info", "documented", "--format", "json"],
+        &["owner", "list", "documented", "--format", "json"],
+        &["owner", "add", "documented", "alice", "--format", "json"],
+        &["yank", "documented@1.0.0", "--format", "json"],
+    ] {
+        let (code, stdout, stderr) = cli(&context, &registry, Some(&alice), args);
+        assert_eq!(code, 0, "{args:?}: {stderr}");
+        outputs.push(serde_json::from_str::<serde_json::Value>(&stdout).unwrap());
+    }
+    let (_, tokens, _) = registry.admin(&["token", "list", "--format", "json"]);
+    outputs.push(serde_json::from_str(&tokens).unwrap());
+    for output in &outputs {
+        let mut paths = Vec::new();
+        key_paths(output, "", &mut paths);
+        assert!(!paths.is_empty());
+        for path in paths {
+            let last = path.rsplit(['.', ']']).next().unwrap();
+            assert!(
+                docs.contains(&format!("`{path}`"))
+                    || docs.contains(&format!("`{}`", path.trim_start_matches("[].")))
+                    || docs.contains(&format!("\"{last}\"")),
+                "docs/registry.md does not describe `{path}`"
+            );
+        }
+    }
+}
