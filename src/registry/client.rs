@@ -456,6 +456,19 @@ impl Client {
         max_bytes: u64,
         into: &mut std::fs::File,
     ) -> Result<String, ClientError> {
+        self.download_with_progress(name, version, max_bytes, into, &|_| {})
+    }
+
+    /// [`Client::download_at_most`], telling `progress` how many bytes have arrived so far (for
+    /// a progress bar), from 0 before the first.
+    pub(crate) fn download_with_progress(
+        &self,
+        name: &str,
+        version: &str,
+        max_bytes: u64,
+        into: &mut std::fs::File,
+        progress: &dyn Fn(u64),
+    ) -> Result<String, ClientError> {
         let path = format!(
             "/api/v1/skills/{}/{}/download",
             encode(name),
@@ -485,6 +498,7 @@ impl Client {
         let mut hasher = Sha256::new();
         let mut received: u64 = 0;
         let mut buffer = vec![0_u8; 64 * 1024];
+        progress(0);
         loop {
             let n = reader
                 .read(&mut buffer)
@@ -502,6 +516,7 @@ impl Client {
                     url: url.clone(),
                     source,
                 })?;
+            progress(received);
         }
         Ok(crate::pack::archive::hex(&hasher.finalize()))
     }

@@ -5,8 +5,14 @@
 //! request: nothing in it is trusted to choose a path. Every entry must name a valid skill
 //! ([`crate::pack::valid_skill_name`]), its `dir` must be relative and stay inside the project
 //! after normalisation (no `..` above the root, no absolute or drive paths, no backslashes, no
-//! VCS folders), its registry must be an `http(s)` URL and its digests well-formed; one bad
-//! entry refuses the whole file, before anything is downloaded or written.
+//! VCS folders), its registry must be an `http(s)` URL, its digests well-formed and its
+//! requirement a semver requirement of at most [`MAX_REQUIREMENT_LEN`] characters; one bad entry
+//! refuses the whole file, before anything is downloaded or written.
+//!
+//! An entry records the requirement it was installed with (`^1.2`, `*`, `=1.2.0`), which
+//! `skillpkg update` follows. Lockfiles written before that field existed stay readable: an
+//! entry without one is held at exactly its locked version (`=X`), so `update` never moves a
+//! skill nobody said may move.
 
 use std::path::{Path, PathBuf};
 
@@ -18,6 +24,9 @@ pub(crate) const FILE_NAME: &str = "skills.lock";
 /// The largest lockfile read: a thousand entries take about 400 KiB.
 const MAX_BYTES: u64 = 4 * 1024 * 1024;
 
+/// The longest requirement an entry may record: `>=1.2.3-alpha.1, <2.0.0` is 24 characters.
+pub(crate) const MAX_REQUIREMENT_LEN: usize = 256;
+
 /// Folders an install may never write into.
 const VCS_DIRS: [&str; 3] = [".git", ".hg", ".svn"];
 
@@ -26,7 +35,7 @@ const VCS_DIRS: [&str; 3] = [".git", ".hg", ".svn"];
 #[serde(deny_unknown_fields)]
 pub struct Lockfile {
     pub version: u32,
-    #[serde(default, rename = "skill")]
+    #[serde(default, rename = "skill", skip_serializing_if = "Vec::is_empty")]
     pub skills: Vec<Locked>,
 }
 
@@ -36,6 +45,10 @@ pub struct Lockfile {
 pub struct Locked {
     pub name: String,
     pub version: String,
+    /// The semver requirement asked for (`^1.2`, `*`, `=1.2.0`); `None` in lockfiles written
+    /// before it was recorded, which [`Locked::requirement`] reads as exactly `version`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub requirement: Option<String>,
     pub registry: String,
     /// SHA-256 of the archive, hex.
     pub sha256: String,
@@ -131,7 +144,7 @@ impl Lockfile {
             path: path.display().to_string(),
             message: error.to_string(),
         })?;
-        let text = format!("# Written by skillpkg install; do not edit.\n{body}");
+        let text = format!("# Written by skillpkg (install, update, remove); do not edit.\n{body}");
         crate::fsx::write_atomically(
             path,
             text.as_bytes(),
@@ -165,6 +178,9 @@ impl Locked {
                 self.version
             ));
         }
+        if let Some(requirement) = &self.requirement {
+            check_requirement(requirement)?;
+        }
         if !(self.registry.starts_with("https://") || self.registry.starts_with("http://"))
             || self.registry.len() > 2048
             || self.registry.chars().any(char::is_control)
@@ -186,11 +202,41 @@ impl Locked {
         normalise_dir(&self.dir).map(|_| ())
     }
 
+    /// The requirement `update` follows: the recorded one, or exactly the locked version when
+    /// none is recorded (a lockfile from before requirements were recorded).
+    pub fn requirement(&self) -> String {
+        self.requirement
+            .clone()
+            .unwrap_or_else(|| format!("={}", self.version))
+    }
+
     /// The folder the skill is in, relative to the project root.
     pub fn folder(&self) -> PathBuf {
         let dir = normalise_dir(&self.dir).unwrap_or_else(|_| ".".into());
         Path::new(&dir).join(&self.name)
     }
+}
+
+/// Why `requirement` cannot be recorded, if it cannot: longer than [`MAX_REQUIREMENT_LEN`], or
+/// not a semver requirement (`^1.2`, `~1.4`, `>=1, <2`, `*`, `=1.2.0`).
+pub(crate) fn check_requirement(requirement: &str) -> Result<(), String> {
+    if requirement.len() > MAX_REQUIREMENT_LEN {
+        return Err(format!(
+            "`requirement` is longer than {MAX_REQUIREMENT_LEN} characters"
+        ));
+    }
+    if requirement.trim().is_empty() || semver::VersionReq::parse(requirement).is_err() {
+        return Err(format!(
+            "`requirement` {:?} is not a semver requirement such as ^1.2, ~1.4, * or =1.2.0",
+            requirement
+                .escape_debug()
+                .to_string()
+                .chars()
+                .take(80)
+                .collect::<String>()
+        ));
+    }
+    Ok(())
 }
 
 /// `dir` normalised (`/`-separated, no `.` or empty parts, `..` resolved), or why it cannot be
@@ -327,6 +373,50 @@ mod tests {
             entry("pdf", "./a").replace("version = 1\n", "")
         );
         assert!(Lockfile::parse(&twice).unwrap_err().contains("twice"));
+    }
+
+    #[test]
+    fn a_lock_without_requirements_holds_each_skill_at_its_version() {
+        let lock = Lockfile::parse(&entry("pdf", ".claude/skills")).unwrap();
+        assert_eq!(lock.skills[0].requirement, None);
+        assert_eq!(lock.skills[0].requirement(), "=1.0.0");
+    }
+
+    #[test]
+    fn a_recorded_requirement_is_checked_and_kept() {
+        let with = |requirement: &str| {
+            entry("pdf", "a").replace(
+                "version = \"1.0.0\"\n",
+                &format!("version = \"1.0.0\"\nrequirement = {requirement:?}\n"),
+            )
+        };
+        for good in ["^1.2", "~1.4", "*", "=1.2.0", ">=1, <2", "1.2.0"] {
+            let lock = Lockfile::parse(&with(good)).unwrap();
+            assert_eq!(lock.skills[0].requirement(), good);
+        }
+        let long = format!(">={}", "1".repeat(MAX_REQUIREMENT_LEN));
+        for bad in [
+            "",
+            " ",
+            "latest",
+            "^1.2; rm -rf /",
+            "1.2.3.4",
+            long.as_str(),
+        ] {
+            let error = Lockfile::parse(&with(bad)).unwrap_err();
+            assert!(error.contains("`requirement`"), "{bad}: {error}");
+        }
+        // What is written is read back the same, the requirement beside the version.
+        let lock = Lockfile::parse(&with("^1.2")).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(FILE_NAME);
+        lock.write(&path).unwrap();
+        let text = fs_err::read_to_string(&path).unwrap();
+        assert!(
+            text.contains("version = \"1.0.0\"\nrequirement = \"^1.2\"\n"),
+            "{text}"
+        );
+        assert_eq!(Lockfile::read(&path).unwrap(), lock);
     }
 
     #[test]

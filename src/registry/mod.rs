@@ -1,9 +1,11 @@
 //! The registry: wire types ([`api`]), storage ([`store`]), the server ([`server`], whose
 //! connections [`connections`] accepts and bounds), the client ([`client`]), the client's
-//! stored tokens ([`credentials`]), the lockfile ([`lockfile`]) and what a version's web page
-//! shows about its files, worked out at publish ([`review`]). Protocol: `docs/architecture.md` §6.
+//! stored tokens ([`credentials`]), its download cache ([`cache`]), the lockfile ([`lockfile`])
+//! and what a version's web page shows about its files, worked out at publish ([`review`]).
+//! Protocol: `docs/architecture.md` §6.
 
 pub mod api;
+pub mod cache;
 pub mod client;
 pub mod connections;
 pub mod credentials;

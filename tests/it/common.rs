@@ -95,8 +95,19 @@ impl TestContext {
             .env_remove("CLICOLOR")
             .env_remove("CLICOLOR_FORCE")
             .env_remove("CI")
-            .env("SKILLPKG_CA_FILE", &pki().ca)
             .env("COLUMNS", "100");
+        command
+    }
+
+    /// `skillpkg ARGS` as a registry client: [`TestContext::command`], with downloads cached in
+    /// this test's folder, never in the user's cache, and the tests' certificate authority
+    /// trusted ([`pki`]). (Not in `command` itself: insta records a command's environment in
+    /// each snapshot, where a temp path would change every run.)
+    pub(crate) fn client(&self, args: &[&str]) -> Command {
+        let mut command = self.command(args);
+        command
+            .env("SKILLPKG_CACHE_DIR", self.root().join("cache"))
+            .env("SKILLPKG_CA_FILE", &pki().ca);
         command
     }
 

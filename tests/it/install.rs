@@ -11,7 +11,7 @@ use crate::registry::{Registry, cli, skill};
 
 /// `skillpkg ARGS` run in `project/` against `registry`, anonymously.
 fn in_project(context: &TestContext, url: &str, args: &[&str]) -> (i32, String, String) {
-    let mut command = context.command(args);
+    let mut command = context.client(args);
     command
         .current_dir(context.root().join("project"))
         .env("SKILLPKG_REGISTRY", url)
@@ -21,7 +21,7 @@ fn in_project(context: &TestContext, url: &str, args: &[&str]) -> (i32, String, 
 }
 
 /// Publishes `work/<name>` at `version` as `token`'s owner.
-fn publish(
+pub(crate) fn publish(
     context: &TestContext,
     registry: &Registry,
     token: &str,
@@ -68,7 +68,8 @@ fn versions(
         .collect()
 }
 
-fn tree(dir: &Path) -> Vec<String> {
+/// Every path under `dir`, relative to it, sorted.
+pub(crate) fn tree(dir: &Path) -> Vec<String> {
     let mut out = Vec::new();
     let mut pending = vec![dir.to_path_buf()];
     while let Some(folder) = pending.pop() {
@@ -340,7 +341,7 @@ fn a_global_install_has_its_own_lockfile() {
     fs_err::create_dir_all(context.root().join("project")).unwrap();
     fs_err::create_dir_all(context.root().join("home")).unwrap();
     let global = |args: &[&str]| {
-        let mut command = context.command(args);
+        let mut command = context.client(args);
         command
             .current_dir(context.root().join("project"))
             .env("HOME", context.root().join("home"))

@@ -15,6 +15,7 @@ mod init;
 mod inline_shell;
 mod install;
 mod layers;
+mod lifecycle;
 mod linear;
 mod lint;
 mod package;

@@ -125,7 +125,7 @@ pub(crate) fn cli(
     token: Option<&str>,
     args: &[&str],
 ) -> (i32, String, String) {
-    let mut command = context.command(args);
+    let mut command = context.client(args);
     command
         .env("SKILLPKG_REGISTRY", &registry.url)
         .env("SKILLPKG_CONFIG_DIR", context.root().join("config"));
@@ -219,7 +219,7 @@ fn publish_search_install_yank_and_reinstall_from_the_lockfile() {
     skill(&context, "notes", "1.0.0", "Version one.");
 
     // login stores the token, 0600.
-    let mut login = context.command(&["login"]);
+    let mut login = context.client(&["login"]);
     login
         .env("SKILLPKG_REGISTRY", &registry.url)
         .env("SKILLPKG_CONFIG_DIR", context.root().join("config"))
@@ -266,7 +266,7 @@ fn publish_search_install_yank_and_reinstall_from_the_lockfile() {
     // Install into a project: the newest, verified, locked.
     fs_err::create_dir_all(context.root().join("project")).unwrap();
     let project = |args: &[&str]| {
-        let mut command = context.command(args);
+        let mut command = context.client(args);
         command
             .current_dir(context.root().join("project"))
             .env("SKILLPKG_REGISTRY", &registry.url)
@@ -728,7 +728,7 @@ fn client_commands_print_a_reviewed_transcript() {
     ];
     let mut transcript = String::new();
     for (token, args) in steps {
-        let mut command = context.command(args);
+        let mut command = context.client(args);
         command
             .current_dir(context.root().join("project"))
             .env("SKILLPKG_REGISTRY", &registry.url)
@@ -809,7 +809,7 @@ fn publish_retries_until_the_registry_answers() {
     let port = early.local_addr().unwrap().port();
     let url = format!("https://127.0.0.1:{port}");
     skill(&context, "patient", "1.0.0", "Patient.");
-    let mut publish = context.command(&["publish", "work/patient"]);
+    let mut publish = context.client(&["publish", "work/patient"]);
     publish
         .env("SKILLPKG_REGISTRY", &url)
         .env("SKILLPKG_TOKEN", &token)
@@ -934,7 +934,7 @@ fn the_registry_url_comes_from_skillpkg_toml() {
         format!("registry = \"{}/\"\n", registry.url),
     );
     skill(&context, "configured", "1.0.0", "Configured.");
-    let mut publish = context.command(&["publish", "work/configured"]);
+    let mut publish = context.client(&["publish", "work/configured"]);
     publish
         .env_remove("SKILLPKG_REGISTRY")
         .env("SKILLPKG_TOKEN", &alice);
@@ -943,7 +943,7 @@ fn the_registry_url_comes_from_skillpkg_toml() {
     assert_eq!(stdout.trim(), format!("{}/skills/configured", registry.url));
 
     context.write("work/skillpkg.toml", "registry = [\n");
-    let mut publish = context.command(&["publish", "work/configured"]);
+    let mut publish = context.client(&["publish", "work/configured"]);
     publish
         .env_remove("SKILLPKG_REGISTRY")
         .env("SKILLPKG_TOKEN", &alice);

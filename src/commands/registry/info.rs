@@ -7,7 +7,11 @@ use super::{FormatFlag, RegistryFlag, client_error, print_json, reader};
 use crate::commands::ExitStatus;
 use crate::output::Printer;
 
-/// Show a skill's versions (newest first, with yanked ones marked), owners and checksums.
+/// Show a skill's versions, owners and checksums
+///
+/// Versions are listed newest first, with their dates, publishers and checksums; yanked ones
+/// are marked. `latest` is what `skillpkg install NAME` picks: the newest stable version that
+/// is not yanked.
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Examples:
   skillpkg info pdf-forms

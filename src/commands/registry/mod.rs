@@ -1,5 +1,5 @@
 //! The marketplace commands: `registry serve`, `registry token create`, `login`, `publish`,
-//! `search`, `info`, `install`, `yank` and `owner`.
+//! `search`, `info`, `install`, `update`, `remove`, `list`, `yank` and `owner`.
 //!
 //! One file per command; what they share (where the registry is, its token, how its errors
 //! read) is here.
@@ -7,21 +7,29 @@
 mod admin;
 mod info;
 mod install;
+mod list;
 mod login;
 mod logout;
 mod owner;
+mod project;
 mod publish;
+mod remove;
 mod search;
+mod update;
 mod yank;
 
 pub use admin::{RegistryArgs, RegistryCommand, TokenCommand, registry};
 pub use info::{InfoArgs, info};
 pub use install::{InstallArgs, install};
+pub use list::{ListArgs, list};
 pub use login::{LoginArgs, login};
 pub use logout::{LogoutArgs, logout};
 pub use owner::{OwnerArgs, OwnerCommand, owner};
+pub use project::OutputFormat;
 pub use publish::{PublishArgs, publish};
+pub use remove::{RemoveArgs, remove};
 pub use search::{SearchArgs, search};
+pub use update::{UpdateArgs, update};
 pub use yank::{YankArgs, yank};
 
 use std::path::Path;

@@ -7,9 +7,9 @@ use super::{FormatFlag, RegistryFlag, client_error, print_json, reader};
 use crate::commands::ExitStatus;
 use crate::output::{Printer, plural};
 
-/// Search the registry: every word must occur in a skill's name, description or keywords.
+/// Search the registry by words, best matches first
 ///
-/// Results are ranked: the exact name first, then names that start with the words, then by how
+/// Every word must occur in a skill's name, description or keywords. Results are ranked: the exact name first, then names that start with the words, then by how
 /// well the words match, then by downloads. Each shows its newest stable version (what
 /// `skillpkg install NAME` picks); --pre also shows newer pre-releases.
 #[derive(Debug, clap::Args)]

@@ -274,7 +274,7 @@ fn a_private_registry_needs_a_read_token_for_every_read() {
     assert_eq!(code, 0, "{stderr}");
     assert!(stdout.starts_with("secret 1.0.0"), "{stdout}");
     fs_err::create_dir_all(context.root().join("project")).unwrap();
-    let mut install = context.command(&["install", "secret"]);
+    let mut install = context.client(&["install", "secret"]);
     install
         .current_dir(context.root().join("project"))
         .env("SKILLPKG_REGISTRY", &registry.url)
@@ -304,7 +304,7 @@ fn logout_forgets_one_registry_and_keeps_the_others() {
         "config/credentials.toml",
         format!("\"{other}\" = \"skp_other\"\n"),
     );
-    let mut login = context.command(&["login"]);
+    let mut login = context.client(&["login"]);
     login
         .env("SKILLPKG_REGISTRY", &registry.url)
         .env("SKILLPKG_CONFIG_DIR", context.root().join("config"))
@@ -336,7 +336,7 @@ fn logout_forgets_one_registry_and_keeps_the_others() {
 
     // `--registry` after the command, as anywhere.
     let logout = |registry_url: &str| {
-        let mut command = context.command(&["logout", "--registry", registry_url]);
+        let mut command = context.client(&["logout", "--registry", registry_url]);
         command
             .env_remove("SKILLPKG_REGISTRY")
             .env("SKILLPKG_CONFIG_DIR", context.root().join("config"))

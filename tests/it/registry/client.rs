@@ -203,7 +203,7 @@ fn run_within(mut command: Command, limit: Duration) -> (i32, String, String, Du
 
 /// `skillpkg ARGS` against `url`, with a short timeout and no stored credentials.
 fn against(context: &TestContext, url: &str, args: &[&str]) -> Command {
-    let mut command = context.command(args);
+    let mut command = context.client(args);
     command
         .env("SKILLPKG_REGISTRY", url)
         .env("SKILLPKG_HTTP_TIMEOUT", "2")
@@ -554,7 +554,7 @@ fn https_with_a_private_certificate_authority() {
     let url = format!("https://localhost:{}", proxy.port);
     skill(&context, "secure", "1.0.0", "Secure.");
     let https = |args: &[&str], ca: Option<(&str, &std::path::Path)>| {
-        let mut command = context.command(args);
+        let mut command = context.client(args);
         command
             .env("SKILLPKG_REGISTRY", &url)
             .env("SKILLPKG_CONFIG_DIR", context.root().join("config"))
@@ -675,7 +675,7 @@ fn a_token_never_travels_in_clear_text_to_another_host() {
 
 /// `login` against `registry` with `config` as the config folder.
 fn login(context: &TestContext, registry: &Registry, config: &str, token: &str) -> Command {
-    let mut command = context.command(&["login"]);
+    let mut command = context.client(&["login"]);
     command
         .env("SKILLPKG_REGISTRY", &registry.url)
         .env("SKILLPKG_CONFIG_DIR", context.root().join(config))
@@ -827,7 +827,7 @@ fn publish_refuses_lint_errors_and_placeholders() {
     for path in [None, Some("."), Some("./"), Some("SKILL.md")] {
         let mut args = vec!["publish", "--version", "1.0.0", "--dry-run"];
         args.extend(path);
-        let mut command = context.command(&args);
+        let mut command = context.client(&args);
         command
             .current_dir(context.root().join("draft"))
             .env("SKILLPKG_REGISTRY", &registry.url);
@@ -849,7 +849,7 @@ fn publish_refuses_lint_errors_and_placeholders() {
         "description: Drafts release notes from merged pull requests. Use when the user asks for release notes.",
     );
     fs_err::write(&skill_md, finished).unwrap();
-    let mut command = context.command(&["publish", ".", "--version", "1.1.0"]);
+    let mut command = context.client(&["publish", ".", "--version", "1.1.0"]);
     command
         .current_dir(context.root().join("draft"))
         .env("SKILLPKG_REGISTRY", &registry.url)
