@@ -257,3 +257,98 @@ pub(crate) fn lockfile(bytes: &[u8]) {
         .sort_by(|a, b| (&a.dir, &a.name).cmp(&(&b.dir, &b.name)));
     assert_eq!(again, sorted);
 }
+
+/// A SKILL.md body rendered for its web page: whatever the Markdown, the HTML has only the tags
+/// Markdown itself makes, no event-handler or style attributes, and links only to http(s),
+/// mailto, fragments or the skill's own files.
+pub(crate) fn markdown(bytes: &[u8]) {
+    const TAGS: &[&str] = &[
+        "p",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+        "blockquote",
+        "pre",
+        "code",
+        "ul",
+        "ol",
+        "li",
+        "em",
+        "strong",
+        "del",
+        "a",
+        "hr",
+        "br",
+        "table",
+        "thead",
+        "tbody",
+        "tr",
+        "th",
+        "td",
+        "input",
+    ];
+    let Ok(body) = std::str::from_utf8(bytes) else {
+        return;
+    };
+    let html = skillpkg::registry::server::page_markdown(body, "fuzzed", "1.0.0");
+    let mut rest = html.as_str();
+    while let Some(at) = rest.find('<') {
+        let tag = &rest[at + 1..];
+        let tag = tag.strip_prefix('/').unwrap_or(tag);
+        let end = tag
+            .find(|c: char| !c.is_ascii_alphanumeric())
+            .unwrap_or(tag.len());
+        let name = &tag[..end];
+        assert!(TAGS.contains(&name), "a <{name}> tag in {html:?}");
+        // Attributes: key="value", with `"` never inside a value (it is escaped as &quot;).
+        let mut attributes = &tag[end..];
+        loop {
+            attributes = attributes.trim_start();
+            if attributes.starts_with('>') || attributes.starts_with("/>") {
+                break;
+            }
+            let key_end = attributes
+                .find(|c: char| c == '=' || c == '>' || c.is_whitespace())
+                .expect("every tag closes");
+            let key = attributes[..key_end].to_ascii_lowercase();
+            attributes = &attributes[key_end..];
+            let value = if let Some(quoted) = attributes.strip_prefix("=\"") {
+                let close = quoted.find('"').expect("every value closes");
+                attributes = &quoted[close + 1..];
+                &quoted[..close]
+            } else {
+                ""
+            };
+            assert!(
+                matches!(
+                    key.as_str(),
+                    "href" | "title" | "start" | "type" | "disabled" | "checked" | "style"
+                ),
+                "attribute {key:?} in {html:?}"
+            );
+            if key == "style" {
+                // Table alignment only.
+                assert!(value.starts_with("text-align:"), "{html:?}");
+            }
+            if key == "href" {
+                assert!(
+                    [
+                        "http://",
+                        "https://",
+                        "mailto:",
+                        "#",
+                        "/skills/fuzzed/1.0.0/files/"
+                    ]
+                    .iter()
+                    .any(|start| value.starts_with(start)),
+                    "a link to {value:?} in {html:?}"
+                );
+            }
+        }
+        let close = tag.len() - attributes.len();
+        rest = &tag[close..];
+    }
+}

@@ -39,9 +39,23 @@ fn every_crash_found_stays_fixed() {
         replay("extract", properties::extract),
         replay("zip_audit", properties::zip_audit),
         replay("lockfile", properties::lockfile),
+        replay("markdown", properties::markdown),
     ];
     assert!(
         replayed.iter().sum::<usize>() >= 2,
         "the crashes found so far are kept: {replayed:?}"
     );
+}
+
+/// The markdown property holds on its seed corpus, the hostile pages a reviewer worries about
+/// (so the property itself is exercised by every `cargo test`, not only by the fuzzer).
+#[test]
+fn the_page_markdown_property_holds_on_its_seeds() {
+    let folder = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/corpus/markdown");
+    let mut seen = 0;
+    for entry in fs_err::read_dir(&folder).unwrap() {
+        properties::markdown(&fs_err::read(entry.unwrap().path()).unwrap());
+        seen += 1;
+    }
+    assert!(seen >= 2);
 }

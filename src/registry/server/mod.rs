@@ -46,6 +46,13 @@ use crate::registry::store::{BlobStore, FsBlobs, MetadataStore, Sqlite, StoreErr
 pub use crate::registry::connections::ConnectionLimits;
 pub use auth::{TokenOptions, create_token, list_tokens, new_token, revoke_token, token_hash};
 
+/// A SKILL.md body as the sanitised HTML a skill's page shows (for the fuzz target, which holds
+/// it to "no markup an author chose, no link that runs anything").
+#[doc(hidden)]
+pub fn page_markdown(body: &str, name: &str, version: &str) -> String {
+    markdown::render(body, name, version).to_string()
+}
+
 /// Server settings.
 #[derive(Clone, Debug)]
 pub struct Settings {
