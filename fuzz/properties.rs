@@ -346,6 +346,18 @@ pub(crate) fn markdown(bytes: &[u8]) {
                     .any(|start| value.starts_with(start)),
                     "a link to {value:?} in {html:?}"
                 );
+                // A link into the skill's files stays there once a browser decodes it.
+                if let Some(path) = value.strip_prefix("/skills/fuzzed/1.0.0/files/") {
+                    let decoded =
+                        skillpkg::registry::server::percent_decoded(&path.replace("&amp;", "&"))
+                            .unwrap_or_default();
+                    assert!(
+                        !decoded.split(['/', '?', '#']).any(|part| part == "..")
+                            && !decoded.starts_with('/')
+                            && !decoded.contains('\\'),
+                        "a link out of the skill's files: {value:?}"
+                    );
+                }
             }
         }
         let close = tag.len() - attributes.len();

@@ -191,6 +191,9 @@ pub struct Extracted {
     pub name: String,
     /// Files written: (path inside the skill, size).
     pub files: Vec<(String, u64)>,
+    /// The archive entry (its index in the central directory) each of `files` came from, in
+    /// the same order: what reads a file back from the archive reads what was extracted.
+    pub entries: Vec<usize>,
     /// The `h1:` digest of the files written (see [`archive::content_digest`]), hashed as they
     /// were decompressed.
     pub content_digest: String,
@@ -546,7 +549,7 @@ pub fn extract(
     fs_err::create_dir_all(parent)?;
     let staging = Staging::new(parent, &name, ".unpack")?;
 
-    let (mut files, hashes) = write_entries(&mut zip, archive, &plan, strip, staging.path())?;
+    let (files, hashes) = write_entries(&mut zip, archive, &plan, strip, staging.path())?;
     set_mode(staging.path(), 0o755)?;
     if options.durable {
         sync_tree(staging.path(), &files)?;
@@ -570,19 +573,25 @@ pub fn extract(
     if options.durable {
         crate::fsx::sync_folder(parent);
     }
+    let mut files = files;
     files.sort();
+    let (files, entries) = files
+        .into_iter()
+        .map(|(path, size, index)| ((path, size), index))
+        .unzip();
     let content_digest =
         archive::content_digest(hashes.iter().map(|(path, sha)| (path.as_str(), sha)));
     Ok(Extracted {
         dir: destination,
         name,
         files,
+        entries,
         content_digest,
     })
 }
 
 /// Streams every planned entry into `staging`, holding each to its declared size; returns the
-/// files written (path, size) and their SHA-256s.
+/// files written (path, size, archive entry) and their SHA-256s.
 #[expect(
     clippy::type_complexity,
     reason = "the files written and their hashes, returned together once"
@@ -593,7 +602,7 @@ fn write_entries<R: Read + std::io::Seek>(
     plan: &[Planned],
     strip: usize,
     staging: &Path,
-) -> Result<(Vec<(String, u64)>, Vec<(String, [u8; 32])>), ExtractError> {
+) -> Result<(Vec<(String, u64, usize)>, Vec<(String, [u8; 32])>), ExtractError> {
     let mut files = Vec::new();
     let mut hashes: Vec<(String, [u8; 32])> = Vec::new();
     let mut buffer = vec![0u8; 64 * 1024];
@@ -641,14 +650,14 @@ fn write_entries<R: Read + std::io::Seek>(
         drop(out);
         set_mode(&path, if executable { 0o755 } else { 0o644 })?;
         hashes.push((relative.clone(), hash.finalize().into()));
-        files.push((relative, written));
+        files.push((relative, written, planned.index));
     }
     Ok((files, hashes))
 }
 
 /// Makes the files under `root` durable: one `syncfs` where the platform has it, else one
 /// `fsync` per file.
-fn sync_tree(root: &Path, files: &[(String, u64)]) -> io::Result<()> {
+fn sync_tree(root: &Path, files: &[(String, u64, usize)]) -> io::Result<()> {
     #[cfg(any(target_os = "linux", target_os = "android"))]
     {
         let _ = files;
@@ -657,7 +666,7 @@ fn sync_tree(root: &Path, files: &[(String, u64)]) -> io::Result<()> {
     }
     #[cfg(not(any(target_os = "linux", target_os = "android")))]
     {
-        for (relative, _) in files {
+        for (relative, _, _) in files {
             fs_err::File::open(root.join(relative))?.sync_all()?;
         }
         Ok(())

@@ -76,6 +76,12 @@ pub fn token(registry: &str) -> Result<Option<String>, CredentialsError> {
     {
         return Ok(Some(token.trim().to_owned()));
     }
+    stored_token(registry)
+}
+
+/// The token `skillpkg login` stored for `registry`, ignoring `SKILLPKG_TOKEN`: for requests to
+/// a registry the user did not name (one a lockfile names).
+pub fn stored_token(registry: &str) -> Result<Option<String>, CredentialsError> {
     let path = path()?;
     let Some(table) = read(&path)? else {
         return Ok(None);

@@ -31,9 +31,6 @@ pub(crate) struct Review {
     pub frontmatter: Vec<(String, String)>,
     pub listing: ListingLine,
     pub findings: Vec<Finding>,
-    /// Where the skill's files are in the archive: its top folder and `/`, or nothing for an
-    /// archive with SKILL.md at its root.
-    pub archive_prefix: String,
 }
 
 /// One file of the archive.
@@ -43,6 +40,10 @@ pub(crate) struct FileEntry {
     pub path: String,
     pub size: u64,
     pub executable: bool,
+    /// The archive entry it was extracted from (its index in the central directory): the file
+    /// page reads exactly what `install` writes, never a look-alike found by name.
+    #[serde(default)]
+    pub entry: Option<usize>,
 }
 
 /// The skill's entry in Claude Code's skill listing.
@@ -73,20 +74,27 @@ pub(crate) struct Finding {
 }
 
 /// Reviews the skill unpacked in `dir` (its SKILL.md loaded as `skill`), whose files are
-/// `files` (relative paths and sizes).
+/// `files` (relative paths and sizes), extracted from the archive entries `entries`.
 pub(crate) fn review(
     dir: &Path,
     skill: &Skill,
     files: &[(String, u64)],
-    archive_prefix: String,
+    entries: &[usize],
 ) -> Review {
     let mut entries: Vec<FileEntry> = files
         .iter()
-        .map(|(path, size)| FileEntry {
+        .zip(
+            entries
+                .iter()
+                .map(|&index| Some(index))
+                .chain(std::iter::repeat(None)),
+        )
+        .map(|((path, size), entry)| FileEntry {
             executable: fs_err::metadata(dir.join(path))
                 .is_ok_and(|metadata| crate::pack::select::is_executable(&metadata)),
             path: path.clone(),
             size: *size,
+            entry,
         })
         .collect();
     entries.sort_by(|a, b| a.path.cmp(&b.path));
@@ -100,7 +108,6 @@ pub(crate) fn review(
         listing: listing_line(skill, others.clone()),
         findings: findings(dir, &others),
         files: entries,
-        archive_prefix,
     }
 }
 

@@ -204,9 +204,20 @@ impl Browser {
             .to_owned()
     }
 
+    /// Clicks the link or button matching `selector` and waits (up to 10 s) for the page it
+    /// leads to: WebDriver returns from a click before a form's navigation has begun.
     pub(crate) fn click(&self, selector: &str) {
+        let before = self.url();
         let element = self.find(selector);
         self.command("POST", &format!("/element/{element}/click"), None);
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while std::time::Instant::now() < deadline {
+            let loaded = self.run("return document.readyState", &[]) == json!("complete");
+            if loaded && self.url() != before {
+                return;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(25));
+        }
     }
 
     /// Types `text` into the field matching `selector`.

@@ -33,7 +33,9 @@ pub struct InfoArgs {
 )]
 pub fn info(args: InfoArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
     let registry = args.registry.resolve(Path::new("."))?;
-    let skill = reader(&registry)?.info(&args.name).map_err(client_error)?;
+    let skill = reader(&registry, args.registry.registry.as_deref())?
+        .info(&args.name)
+        .map_err(client_error)?;
     // What `install NAME` picks: the newest stable version that is not yanked.
     let latest = skill.choose(None).map(|v| v.version.clone());
     if args.format.is_json() {

@@ -101,7 +101,7 @@ pub fn install(args: InstallArgs, printer: Printer) -> anyhow::Result<ExitStatus
     }
     let dir = install_dir(&args, &scope)?;
     let registry = args.registry.resolve(Path::new("."))?;
-    let client = client_for(&registry)?;
+    let client = client_for(&registry, args.registry.registry.as_deref())?;
     let to = Destination {
         client: &client,
         registry: &registry,
@@ -129,9 +129,10 @@ pub fn install(args: InstallArgs, printer: Printer) -> anyhow::Result<ExitStatus
     report.finish(&scope, "install")
 }
 
-/// The client for a registry that install, update and list read from.
-pub(super) fn client_for(registry: &str) -> anyhow::Result<Client> {
-    super::reader(registry)
+/// The client for a registry that install, update and list read from; `flag` is `--registry`
+/// when the command has it (see [`super::reader`] for which token goes along).
+pub(super) fn client_for(registry: &str, flag: Option<&str>) -> anyhow::Result<Client> {
+    super::reader(registry, flag)
 }
 
 /// What `install` and `update` did, told as it happens (people) or as one document at the end
@@ -412,7 +413,7 @@ fn install_from_lock(
         .into());
     }
     for entry in &lock.skills {
-        let client = client_for(&entry.registry)?;
+        let client = client_for(&entry.registry, None)?;
         let placed = place(&client, entry, scope, Some(entry), None, fetch)?;
         report.placed(scope, entry, Some(&entry.version), &placed, true)?;
     }

@@ -117,8 +117,8 @@ pub fn list(args: ListArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
 
 /// What `entry`'s registry says about it.
 fn ask(entry: &Locked) -> Result<SkillInfo, ClientError> {
-    let client =
-        client_for(&entry.registry).map_err(|error| ClientError::Setup(format!("{error:#}")))?;
+    let client = client_for(&entry.registry, None)
+        .map_err(|error| ClientError::Setup(format!("{error:#}")))?;
     let info = client.info(&entry.name)?;
     if info.name != entry.name {
         return Err(ClientError::Invalid(format!(

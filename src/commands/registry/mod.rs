@@ -101,10 +101,23 @@ fn print_json(
     Ok(())
 }
 
-/// A client for reads from `registry`: it sends the stored token when there is one, which a
-/// `--private` registry needs.
-fn reader(registry: &str) -> anyhow::Result<Client> {
-    let token = credentials::token(registry)?;
+/// A client for reads from `registry`, with the token a `--private` registry needs: the one
+/// `skillpkg login` stored for that URL, or `SKILLPKG_TOKEN` only when `registry` is the one
+/// the user named (`flag`, the command's `--registry`, or `SKILLPKG_REGISTRY`). A registry
+/// named by a committed `skills.lock` or `skillpkg.toml` never gets the environment's token:
+/// a hostile clone must not be able to collect a CI's publish token by listing its registry.
+fn reader(registry: &str, flag: Option<&str>) -> anyhow::Result<Client> {
+    let wanted = registry.trim_end_matches('/');
+    let named = flag.map(str::to_owned).or_else(|| {
+        std::env::var("SKILLPKG_REGISTRY")
+            .ok()
+            .filter(|url| !url.is_empty())
+    });
+    let token = if named.as_deref().map(|url| url.trim_end_matches('/')) == Some(wanted) {
+        credentials::token(registry)?
+    } else {
+        credentials::stored_token(registry)?
+    };
     Client::new(registry, token).map_err(client_error)
 }
 

@@ -3,9 +3,11 @@
 use std::io::Write;
 use std::path::Path;
 
-use super::{FormatFlag, RegistryFlag, client_error, print_json, reader};
+use super::{FormatFlag, RegistryFlag, client_error, print_json};
 use crate::commands::ExitStatus;
 use crate::output::Printer;
+use crate::registry::client::Client;
+use crate::registry::credentials;
 
 /// List, add or remove a skill's owners.
 #[derive(Debug, clap::Args)]
@@ -54,7 +56,9 @@ pub enum OwnerCommand {
 )]
 pub fn owner(args: OwnerArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
     let registry = args.registry.resolve(Path::new("."))?;
-    let client = reader(&registry)?;
+    // Owner changes are made as the user, on the registry they named: the token goes along
+    // (SKILLPKG_TOKEN included), as for publish and yank.
+    let client = Client::new(&registry, credentials::token(&registry)?).map_err(client_error)?;
     let json = args.format.is_json();
     let mut out = printer.stdout();
     match &args.command {

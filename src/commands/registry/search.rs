@@ -42,7 +42,7 @@ pub fn search(args: SearchArgs, printer: Printer) -> anyhow::Result<ExitStatus> 
     let registry = args.registry.resolve(Path::new("."))?;
     let query = args.words.join(" ");
     let page = usize::try_from(args.page).unwrap_or(usize::MAX);
-    let mut result = reader(&registry)?
+    let mut result = reader(&registry, args.registry.registry.as_deref())?
         .search(&query, page)
         .map_err(client_error)?;
     if !args.pre {

@@ -112,7 +112,7 @@ fn update_one(
     } else {
         name.to_owned()
     };
-    let client = client_for(&current.registry)?;
+    let client = client_for(&current.registry, None)?;
     let skill = client.info(name).map_err(client_error)?;
     if skill.name != name {
         return Err(UserError {

@@ -231,41 +231,67 @@ pub(super) async fn private_reads(
     request: Request,
     next: Next,
 ) -> Response {
-    let read = matches!(*request.method(), Method::GET | Method::HEAD);
-    if !state.private || !read || request.uri().path() == "/api/v1/me" {
+    if !state.private {
         return next.run(request).await;
     }
-    match authenticate(&state, request.headers(), Some(Scope::Read)).await {
-        Ok(_) => next.run(request).await,
-        Err(failure) => {
-            let api = request.uri().path().starts_with("/api/");
-            let mut response = if api {
-                failure.into_response()
-            } else {
-                let status = failure.0;
-                super::pages::html_error(
-                    status,
-                    "This registry is private",
-                    &format!(
-                        "{} Sign in with any user name and a token with the `read` scope as the password.",
-                        failure.1
-                    ),
-                )
-            };
-            if response.status() == StatusCode::UNAUTHORIZED {
-                let challenge = if api {
-                    "Bearer realm=\"skillpkg registry\""
-                } else {
-                    "Basic realm=\"skillpkg registry\", charset=\"UTF-8\""
-                };
-                response.headers_mut().insert(
-                    header::WWW_AUTHENTICATE,
-                    HeaderValue::from_static(challenge),
-                );
-            }
-            response
+    let read = matches!(*request.method(), Method::GET | Method::HEAD);
+    let mut response = if !read || request.uri().path() == "/api/v1/me" {
+        next.run(request).await
+    } else {
+        match authenticate(&state, request.headers(), Some(Scope::Read)).await {
+            Ok(_) => next.run(request).await,
+            Err(failure) => refused(request.uri().path(), failure),
         }
+    };
+    keep_private(response.headers_mut());
+    response
+}
+
+/// A private registry's answers are for the one who asked: no shared cache (a proxy, a CDN)
+/// may keep one for anyone else. An archive, immutable, may still be kept by the client.
+fn keep_private(headers: &mut HeaderMap) {
+    let immutable = headers
+        .get(header::CACHE_CONTROL)
+        .and_then(|value| value.to_str().ok())
+        .is_some_and(|value| value.contains("immutable"));
+    let policy = if immutable {
+        "private, max-age=31536000, immutable"
+    } else {
+        "private, no-store"
+    };
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static(policy));
+    headers.insert(header::VARY, HeaderValue::from_static("authorization"));
+}
+
+/// The answer to a read a private registry refuses: JSON for the API, a page (with a Basic
+/// challenge, so a browser asks for the token) for everything else.
+fn refused(path: &str, failure: Failure) -> Response {
+    let api = path.starts_with("/api/");
+    let status = failure.0;
+    let mut response = if api {
+        failure.into_response()
+    } else {
+        super::pages::html_error(
+            status,
+            "This registry is private",
+            &format!(
+                "{} Sign in with any user name and a token with the `read` scope as the password.",
+                failure.1
+            ),
+        )
+    };
+    if status == StatusCode::UNAUTHORIZED {
+        let challenge = if api {
+            "Bearer realm=\"skillpkg registry\""
+        } else {
+            "Basic realm=\"skillpkg registry\", charset=\"UTF-8\""
+        };
+        response.headers_mut().insert(
+            header::WWW_AUTHENTICATE,
+            HeaderValue::from_static(challenge),
+        );
     }
+    response
 }
 
 #[cfg(test)]

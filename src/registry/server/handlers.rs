@@ -78,6 +78,7 @@ pub(super) async fn info(
 
 pub(super) async fn download(
     State(state): State<Shared>,
+    method: axum::http::Method,
     Api(UrlPath((name, version))): Api<UrlPath<(String, String)>>,
 ) -> Result<Response, Failure> {
     lookup_lengths(&name, Some(&version))?;
@@ -120,7 +121,10 @@ pub(super) async fn download(
     )) {
         headers.insert(header::CONTENT_DISPOSITION, disposition);
     }
-    state.downloads.record(&skill.name);
+    // A HEAD (a link checker, a mirror asking for the size) is not a download.
+    if method == axum::http::Method::GET {
+        state.downloads.record(&skill.name);
+    }
     Ok(response)
 }
 

@@ -110,13 +110,39 @@ fn destination<'a>(url: &CowStr<'a>, files: &str) -> Option<CowStr<'a>> {
         return Some(url.clone());
     }
     // A path inside the skill: no root, no host, no way up, no backslash (which browsers read
-    // as a slash in http URLs).
+    // as a slash in http URLs), also once percent-decoded, as a browser resolves `%2e%2e`.
     let path = cleaned.strip_prefix("./").unwrap_or(&cleaned);
-    let escapes = path.starts_with('/')
-        || path.contains('\\')
-        || path.contains(':')
-        || path.split(['/', '?', '#']).any(|part| part == "..");
-    (!escapes).then(|| CowStr::from(format!("{files}{path}")))
+    let decoded = percent_decoded(path)?;
+    let escapes = |path: &str| {
+        path.starts_with('/')
+            || path.contains('\\')
+            || path.contains(':')
+            || path.split(['/', '?', '#']).any(|part| part == "..")
+    };
+    (!escapes(path) && !escapes(&decoded)).then(|| CowStr::from(format!("{files}{path}")))
+}
+
+/// `text` with its `%XX` escapes decoded; `None` when that is not UTF-8.
+pub(crate) fn percent_decoded(text: &str) -> Option<String> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut at = 0;
+    while at < bytes.len() {
+        let hex = |byte: u8| char::from(byte).to_digit(16);
+        if bytes[at] == b'%'
+            && let (Some(high), Some(low)) = (
+                bytes.get(at + 1).copied().and_then(hex),
+                bytes.get(at + 2).copied().and_then(hex),
+            )
+        {
+            out.push(u8::try_from(high * 16 + low).ok()?);
+            at += 3;
+        } else {
+            out.push(bytes[at]);
+            at += 1;
+        }
+    }
+    String::from_utf8(out).ok()
 }
 
 /// A URL scheme: a letter, then letters, digits, `+`, `-` or `.`.
@@ -213,6 +239,18 @@ mod tests {
             ("[a](//evil.example)", "<p>a</p>"),
             ("[a](/api/v1/me)", "<p>a</p>"),
             ("[a](../../../api/v1/me)", "<p>a</p>"),
+            (
+                "[a](%2e%2e/%2E%2e/%2e%2e/%2e%2e/skills/other/1.0.0/files/x)",
+                "<p>a</p>",
+            ),
+            ("[a](scripts/%2e%2e/%2e%2e/x)", "<p>a</p>"),
+            ("[a](%2fapi/v1/me)", "<p>a</p>"),
+            ("[a](a%5c..%5cb)", "<p>a</p>"),
+            ("[a](%ff%fe)", "<p>a</p>"),
+            (
+                "[a](references/my%20guide.md)",
+                "<p><a href=\"/skills/notes/1.0.0/files/references/my%20guide.md\">a</a></p>",
+            ),
             ("[a](<\\\\evil.example>)", "<p>a</p>"),
             ("[a]: javascript:alert(1)\n\n[a]", "<p>a</p>"),
             ("<javascript:alert(1)>", "<p>javascript:alert(1)</p>"),

@@ -53,6 +53,12 @@ pub fn page_markdown(body: &str, name: &str, version: &str) -> String {
     markdown::render(body, name, version).to_string()
 }
 
+/// `%XX` escapes decoded, as a browser reads a link's path (for the fuzz target).
+#[doc(hidden)]
+pub fn percent_decoded(text: &str) -> Option<String> {
+    markdown::percent_decoded(text)
+}
+
 /// Server settings.
 #[derive(Clone, Debug)]
 pub struct Settings {

@@ -590,17 +590,30 @@ pub(super) async fn file(
         else {
             return Ok(None);
         };
+        let Some(index) = entry.entry else {
+            return Ok(None);
+        };
         let Some(blob) = blobs.get(&chosen.checksum)? else {
             return Ok(None);
         };
+        // The entry the extractor wrote this file from, by its index: never another entry
+        // whose name merely decodes alike. An archive that no longer reads is a missing file
+        // here, not a server error on a page.
         let mut bytes = Vec::new();
-        let mut zip = zip::ZipArchive::new(blob.file).map_err(std::io::Error::other)?;
-        let mut member = zip
-            .by_name(&format!("{}{}", review.archive_prefix, entry.path))
-            .map_err(std::io::Error::other)?;
-        (&mut member)
-            .take(PAGE_FILE_BYTES + 1)
-            .read_to_end(&mut bytes)?;
+        let Ok(mut zip) = zip::ZipArchive::new(blob.file) else {
+            return Ok(None);
+        };
+        let Ok(member) = zip.by_index(index) else {
+            return Ok(None);
+        };
+        if member.size() != entry.size
+            || member
+                .take(PAGE_FILE_BYTES + 1)
+                .read_to_end(&mut bytes)
+                .is_err()
+        {
+            return Ok(None);
+        }
         Ok(Some((skill.name, chosen.version, entry, bytes)))
     })
     .await?;
@@ -645,6 +658,7 @@ mod tests {
                 path: (*path).to_owned(),
                 size: 1,
                 executable: false,
+                entry: None,
             })
             .collect(),
             ..Review::default()

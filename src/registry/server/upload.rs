@@ -328,8 +328,7 @@ pub(super) fn inspect(upload: &Path, unpack: &Path, url_name: &str) -> Result<In
             format!("the skill does not pass validation: {}", errors.join("; ")),
         ));
     }
-    let prefix = archive_prefix(upload, &extracted.name);
-    let review = review::review(&extracted.dir, &skill, &extracted.files, prefix);
+    let review = review::review(&extracted.dir, &skill, &extracted.files, &extracted.entries);
     let digest = extracted.content_digest;
     Ok(Inspected {
         digest,
@@ -360,15 +359,4 @@ fn metadata_string(reading: &crate::skill::Reading, key: &str) -> String {
         })
         .map(|text| text.chars().take(MAX_KEYWORDS_CHARS).collect())
         .unwrap_or_default()
-}
-
-/// Where the skill's files are in the archive: under its top folder `name/`, or (a flat
-/// archive) at the root.
-fn archive_prefix(upload: &Path, name: &str) -> String {
-    let nested = format!("{name}/");
-    let found = fs_err::File::open(upload)
-        .ok()
-        .and_then(|file| zip::ZipArchive::new(file).ok())
-        .is_some_and(|mut zip| zip.by_name(&format!("{nested}SKILL.md")).is_ok());
-    if found { nested } else { String::new() }
 }

@@ -64,13 +64,32 @@ pub fn text(name: &str, description: &str, keywords: &str) -> String {
     format!("{}\n{}\n{}", flat(name), flat(description), flat(keywords))
 }
 
-/// A skill that matched, with what ranks it.
+/// A skill that matched, with what ranks it: its name, description and keywords lowercased.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Candidate {
     pub name: String,
     pub description: String,
     pub keywords: String,
     pub downloads: u64,
+}
+
+impl Candidate {
+    /// A candidate from its fields as written (lowercased here).
+    pub fn new(name: &str, description: &str, keywords: &str, downloads: u64) -> Self {
+        Self::from_text(&text(name, description, keywords), downloads)
+    }
+
+    /// A candidate from its stored search text (see [`text`]), already lowercase.
+    pub fn from_text(search_text: &str, downloads: u64) -> Self {
+        let mut lines = search_text.splitn(3, '\n');
+        let mut next = || lines.next().unwrap_or_default().to_owned();
+        Self {
+            name: next(),
+            description: next(),
+            keywords: next(),
+            downloads,
+        }
+    }
 }
 
 /// Whether every word of `query` occurs in `search_text` (as made by [`text`]). Stores may
@@ -91,9 +110,9 @@ pub struct Rank {
     name: String,
 }
 
-/// The rank of `candidate` for `query`.
+/// The rank of `candidate` (lowercase, as [`Candidate`] makes it) for `query`.
 pub fn rank(query: &Query, candidate: &Candidate) -> Rank {
-    let name = candidate.name.to_lowercase();
+    let name = candidate.name.clone();
     let joined = query.words.join("-");
     let tier = if query.is_empty() {
         2
@@ -104,12 +123,10 @@ pub fn rank(query: &Query, candidate: &Candidate) -> Rank {
     } else {
         2
     };
-    let description = candidate.description.to_lowercase();
-    let keywords = candidate.keywords.to_lowercase();
     let relevance = query
         .words
         .iter()
-        .map(|word| word_relevance(word, &name, &keywords, &description))
+        .map(|word| word_relevance(word, &name, &candidate.keywords, &candidate.description))
         .sum();
     Rank {
         tier,
@@ -162,12 +179,7 @@ mod tests {
     use super::{Candidate, Query, matches, problem, sort, text};
 
     fn candidate(name: &str, description: &str, keywords: &str, downloads: u64) -> Candidate {
-        Candidate {
-            name: name.into(),
-            description: description.into(),
-            keywords: keywords.into(),
-            downloads,
-        }
+        Candidate::new(name, description, keywords, downloads)
     }
 
     #[test]

@@ -73,7 +73,6 @@ ALTER TABLE versions ADD COLUMN files TEXT NOT NULL DEFAULT '';
 ALTER TABLE versions ADD COLUMN frontmatter TEXT NOT NULL DEFAULT '';
 ALTER TABLE versions ADD COLUMN listing TEXT NOT NULL DEFAULT '';
 ALTER TABLE versions ADD COLUMN lint TEXT NOT NULL DEFAULT '';
-ALTER TABLE versions ADD COLUMN archive_prefix TEXT NOT NULL DEFAULT '';
 ",
         then: None,
     },
@@ -200,18 +199,18 @@ fn as_sql(count: impl TryInto<i64>) -> i64 {
     count.try_into().unwrap_or(i64::MAX)
 }
 
-/// The search hits for `names`, in that order: each with its newest stable version that is
-/// not yanked, and its newest such pre-release when that is newer.
+/// The search hits for `names` (in any case), in that order: each with its newest stable
+/// version that is not yanked, and its newest such pre-release when that is newer.
 fn hits(connection: &Connection, names: &[String]) -> Result<Vec<SearchHit>, StoreError> {
     let mut skill = connection.prepare_cached(
-        "SELECT id, name, description, downloads, updated_at FROM skills WHERE name = ?1",
+        "SELECT id, name, description, downloads, updated_at FROM skills WHERE lower_name = ?1",
     )?;
     let mut versions = connection
         .prepare_cached("SELECT version FROM versions WHERE skill_id = ?1 AND yanked = 0")?;
     let mut hits = Vec::with_capacity(names.len());
     for name in names {
         let Some((id, name, description, downloads, updated_at)) = skill
-            .query_row(params![name], |row| {
+            .query_row(params![name.to_lowercase()], |row| {
                 Ok((
                     row.get::<_, i64>(0)?,
                     row.get::<_, String>(1)?,
@@ -413,7 +412,7 @@ impl MetadataStore for Sqlite {
         }
         let review = &new.review;
         transaction.execute(
-            "INSERT INTO versions (skill_id, version, checksum, digest, size, published_at, publisher_id, skill_md, files, frontmatter, listing, lint, archive_prefix) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+            "INSERT INTO versions (skill_id, version, checksum, digest, size, published_at, publisher_id, skill_md, files, frontmatter, listing, lint) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
             params![
                 id,
                 new.version,
@@ -427,7 +426,6 @@ impl MetadataStore for Sqlite {
                 json(&review.frontmatter),
                 json(&review.listing),
                 json(&review.findings),
-                review.archive_prefix,
             ],
         )?;
         // The newest publish speaks for the skill, whatever its version number.
@@ -498,13 +496,13 @@ impl MetadataStore for Sqlite {
 
     fn review(&self, name: &str, version: &str) -> Result<Option<Review>, StoreError> {
         let connection = self.lock();
-        let columns: Option<[String; 5]> = connection
-            .prepare_cached("SELECT files, frontmatter, listing, lint, archive_prefix FROM versions JOIN skills ON skills.id = versions.skill_id WHERE skills.lower_name = ?1 AND versions.version = ?2")?
+        let columns: Option<[String; 4]> = connection
+            .prepare_cached("SELECT files, frontmatter, listing, lint FROM versions JOIN skills ON skills.id = versions.skill_id WHERE skills.lower_name = ?1 AND versions.version = ?2")?
             .query_row(params![name.to_lowercase(), version], |row| {
-                Ok([row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?, row.get(4)?])
+                Ok([row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?])
             })
             .optional()?;
-        let Some([files, frontmatter, listing, lint, archive_prefix]) = columns else {
+        let Some([files, frontmatter, listing, lint]) = columns else {
             return Ok(None);
         };
         // Empty for a version published before they were recorded; unreadable JSON (which
@@ -515,7 +513,6 @@ impl MetadataStore for Sqlite {
                 frontmatter: serde_json::from_str(&frontmatter).ok()?,
                 listing: serde_json::from_str(&listing).ok()?,
                 findings: serde_json::from_str(&lint).ok()?,
-                archive_prefix,
             })
         })();
         Ok(parsed)
@@ -566,9 +563,9 @@ impl MetadataStore for Sqlite {
             return Ok((hits, usize::try_from(total).unwrap_or(0)));
         }
         // Every word must occur in the lowercase search text (instr: a literal match, with no
-        // pattern syntax to escape); the matches are ranked in Rust, by `search`'s rules.
-        let mut sql =
-            String::from("SELECT name, description, keywords, downloads FROM skills WHERE 1");
+        // pattern syntax to escape). The matches are ranked by `search`'s rules with the
+        // database unlocked, so a broad search does not hold up other requests meanwhile.
+        let mut sql = String::from("SELECT search_text, downloads FROM skills WHERE 1");
         for index in 1..=query.words().len() {
             sql.push_str(" AND instr(search_text, ?");
             sql.push_str(&index.to_string());
@@ -577,14 +574,13 @@ impl MetadataStore for Sqlite {
         let candidates: Vec<Candidate> = connection
             .prepare_cached(&sql)?
             .query_map(rusqlite::params_from_iter(query.words()), |row| {
-                Ok(Candidate {
-                    name: row.get(0)?,
-                    description: row.get(1)?,
-                    keywords: row.get(2)?,
-                    downloads: u64::try_from(row.get::<_, i64>(3)?).unwrap_or(0),
-                })
+                Ok(Candidate::from_text(
+                    &row.get::<_, String>(0)?,
+                    u64::try_from(row.get::<_, i64>(1)?).unwrap_or(0),
+                ))
             })?
             .collect::<Result<_, _>>()?;
+        drop(connection);
         let total = candidates.len();
         let names: Vec<String> = search::sort(query, candidates)
             .into_iter()
@@ -592,7 +588,7 @@ impl MetadataStore for Sqlite {
             .take(per_page)
             .map(|candidate| candidate.name)
             .collect();
-        Ok((hits(&connection, &names)?, total))
+        Ok((hits(&self.lock(), &names)?, total))
     }
 
     fn recent(&self, limit: usize) -> Result<Vec<SearchHit>, StoreError> {
@@ -1050,6 +1046,7 @@ mod tests {
                 path: "scripts/run.sh".into(),
                 size: 12,
                 executable: true,
+                entry: Some(3),
             }],
             frontmatter: vec![("name".into(), "notes".into())],
             listing: ListingLine {
@@ -1064,7 +1061,6 @@ mod tests {
                 severity: "warning".into(),
                 ..Finding::default()
             }],
-            archive_prefix: "notes/".into(),
         };
         let new = NewVersion {
             review: review.clone(),

@@ -227,13 +227,22 @@ fn a_private_registry_needs_a_read_token_for_every_read() {
         "/api/v1/skills/secret",
         "/api/v1/skills/secret/owners",
         "/api/v1/skills/secret/1.0.0/download",
+        "/api/v1/skills/nothing-here",
     ] {
         let (status, body, challenge) = get(&registry, path, None);
         assert_eq!(status, 401, "{path}: {body}");
         assert!(body.starts_with("{\"errors\""), "{path}: {body}");
         assert!(challenge.starts_with("Bearer"), "{path}: {challenge}");
     }
-    for path in ["/", "/?q=secret", "/skills/secret", "/nothing-here"] {
+    for path in [
+        "/",
+        "/?q=secret",
+        "/skills/secret",
+        "/skills/secret/1.0.0",
+        "/skills/secret/1.0.0/files/SKILL.md",
+        "/skills/nothing-here",
+        "/nothing-here",
+    ] {
         let (status, body, challenge) = get(&registry, path, None);
         assert_eq!(status, 401, "{path}");
         assert!(
@@ -251,6 +260,14 @@ fn a_private_registry_needs_a_read_token_for_every_read() {
     assert_eq!(status, 403, "{body}");
     let (status, _, _) = get(&registry, "/skills/secret", Some(&basic("skp_wrong")));
     assert_eq!(status, 401);
+    let head = agent()
+        .head(&format!(
+            "{}/api/v1/skills/secret/1.0.0/download",
+            registry.url
+        ))
+        .call()
+        .unwrap();
+    assert_eq!(head.status().as_u16(), 401, "HEAD is a read too");
     // A browser sends the token as the Basic password; the API takes it as a bearer token.
     let (status, body, _) = get(&registry, "/skills/secret", Some(&basic(&reader)));
     assert_eq!(status, 200);
@@ -484,4 +501,118 @@ fn tls_setup_errors_name_the_file_and_silent_handshakes_are_dropped() {
     // Plain HTTP to a TLS port gets no answer a client could take for one.
     let (status, _, _) = get(&registry, "/api/v1/skills", None);
     assert_eq!(status, 200);
+}
+
+/// What one plain-HTTP connection to a listener that answers 404 sent: its request headers,
+/// lowercase.
+fn capture_one_request(listener: &std::net::TcpListener) -> String {
+    let (mut stream, _) = listener.accept().unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    let mut seen = Vec::new();
+    let mut buffer = [0u8; 4096];
+    while !seen.windows(4).any(|window| window == b"\r\n\r\n") {
+        let read = stream.read(&mut buffer).unwrap();
+        if read == 0 {
+            break;
+        }
+        seen.extend_from_slice(&buffer[..read]);
+    }
+    let _ = stream.write_all(
+        b"HTTP/1.1 404 Not Found\r\ncontent-type: application/json\r\ncontent-length: 36\r\nconnection: close\r\n\r\n{\"errors\":[{\"detail\":\"not here\"}]}\n",
+    );
+    String::from_utf8_lossy(&seen).to_ascii_lowercase()
+}
+
+/// `SKILLPKG_TOKEN` goes only to the registry the user named (`--registry` or
+/// `SKILLPKG_REGISTRY`): a registry that a committed `skills.lock` names gets no token, so a
+/// hostile clone cannot collect a CI's token by having `skillpkg list` or `install` read it.
+#[test]
+fn the_environments_token_goes_only_to_the_registry_the_user_named() {
+    let context = TestContext::new();
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let elsewhere = format!("http://{}", listener.local_addr().unwrap());
+    context.write(
+        "project/skills.lock",
+        format!(
+            "version = 1\n[[skill]]\nname = \"notes\"\nversion = \"1.0.0\"\nregistry = \"{elsewhere}\"\nsha256 = \"{}\"\ndigest = \"h1:47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=\"\ndir = \".claude/skills/notes\"\n",
+            "0".repeat(64)
+        ),
+    );
+    let list = |named: Option<&str>| {
+        let mut command = context.client(&["list"]);
+        command
+            .current_dir(context.root().join("project"))
+            .env("SKILLPKG_CONFIG_DIR", context.root().join("config"))
+            .env("SKILLPKG_TOKEN", "skp_the_ci_token");
+        match named {
+            Some(url) => command.env("SKILLPKG_REGISTRY", url),
+            None => command.env_remove("SKILLPKG_REGISTRY"),
+        };
+        let child = command
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let headers = capture_one_request(&listener);
+        let _ = child.wait_with_output();
+        headers
+    };
+    let unnamed = list(None);
+    assert!(unnamed.starts_with("get /api/v1/skills/notes"), "{unnamed}");
+    assert!(!unnamed.contains("authorization"), "{unnamed}");
+    assert!(!unnamed.contains("skp_the_ci_token"), "{unnamed}");
+    // Named by the user, the same registry gets the token (so the capture above would see it).
+    let named = list(Some(&elsewhere));
+    assert!(
+        named.contains("authorization: bearer skp_the_ci_token"),
+        "{named}"
+    );
+}
+
+/// What a private registry answers is for the one who asked: no shared cache (a proxy, a CDN)
+/// may keep it for anyone else.
+#[test]
+fn a_private_registrys_answers_are_not_kept_by_shared_caches() {
+    let context = TestContext::new();
+    let registry = Registry::start(&context.root().join("data"), &["--private"]);
+    let alice = registry.token("alice");
+    let reader = registry.token_with("carol", &["--scope", "read"]);
+    skill(&context, "secret", "1.0.0", "Secret.");
+    let (code, _, stderr) = cli(
+        &context,
+        &registry,
+        Some(&alice),
+        &["publish", "work/secret"],
+    );
+    assert_eq!(code, 0, "{stderr}");
+    let cache = |path: &str| {
+        let response = agent()
+            .get(&format!("{}{path}", registry.url))
+            .header("authorization", &format!("Bearer {reader}"))
+            .call()
+            .unwrap();
+        assert_eq!(response.status().as_u16(), 200, "{path}");
+        let header = |name: &str| {
+            response
+                .headers()
+                .get(name)
+                .map(|value| value.to_str().unwrap().to_owned())
+                .unwrap_or_default()
+        };
+        (header("cache-control"), header("vary"))
+    };
+    assert_eq!(
+        cache("/api/v1/skills/secret/1.0.0/download"),
+        (
+            "private, max-age=31536000, immutable".to_owned(),
+            "authorization".to_owned()
+        )
+    );
+    assert_eq!(
+        cache("/skills/secret"),
+        ("private, no-store".to_owned(), "authorization".to_owned())
+    );
+    assert_eq!(cache("/api/v1/skills/secret").0, "private, no-store");
 }

@@ -993,3 +993,68 @@ fn the_database_is_readable_by_its_owner_only() {
     }
     drop((registry, older));
 }
+
+/// The file page shows the very bytes `install` writes. An archive with SKILL.md at its root
+/// (so its root files are the skill) that also carries a look-alike `NAME/` folder: the page
+/// of `scripts/run.sh` must show the root script, not the decoy, whatever the folder is called.
+#[test]
+fn a_file_page_shows_the_file_install_writes_not_a_look_alike() {
+    let context = TestContext::new();
+    let registry = Registry::start(&context.root().join("data"), &[]);
+    let alice = registry.token("alice");
+    let name = "lookalike";
+    let text = skill_md(name, "Runs [the script](scripts/run.sh).\n");
+    let mut archive = std::io::Cursor::new(Vec::new());
+    {
+        let mut zip = zip::ZipWriter::new(&mut archive);
+        let options = zip::write::SimpleFileOptions::default().unix_permissions(0o755);
+        for (path, bytes) in [
+            ("SKILL.md", text.as_str()),
+            ("scripts/run.sh", "echo the-real-script\n"),
+            ("lookalike/SKILL.md", text.as_str()),
+            ("lookalike/scripts/run.sh", "echo the-decoy\n"),
+        ] {
+            zip.start_file(path, options).unwrap();
+            zip.write_all(bytes.as_bytes()).unwrap();
+        }
+        zip.finish().unwrap();
+    }
+    let bytes = archive.into_inner();
+    let (status, body) = super::put(
+        &registry,
+        &format!("/api/v1/skills/{name}/1.0.0"),
+        &alice,
+        &bytes,
+        &super::sha256(&bytes),
+    );
+    assert_eq!(status, 201, "{body}");
+    let mut page = agent()
+        .get(&format!(
+            "{}/skills/{name}/1.0.0/files/scripts/run.sh",
+            registry.url
+        ))
+        .call()
+        .unwrap();
+    assert_eq!(page.status().as_u16(), 200);
+    let page = page.body_mut().read_to_string().unwrap();
+    assert!(
+        page.contains("echo the-real-script") && !page.contains("the-decoy"),
+        "{page}"
+    );
+    // What install writes is what the page showed.
+    fs_err::create_dir_all(context.root().join("project")).unwrap();
+    let mut install = context.client(&["install", name, "--dir", "installed"]);
+    install
+        .current_dir(context.root().join("project"))
+        .env("SKILLPKG_REGISTRY", &registry.url)
+        .env("SKILLPKG_CONFIG_DIR", context.root().join("config"));
+    let (code, _, stderr) = crate::common::run(install);
+    assert_eq!(code, 0, "{stderr}");
+    let installed = fs_err::read_to_string(
+        context
+            .root()
+            .join(format!("project/installed/{name}/scripts/run.sh")),
+    )
+    .unwrap();
+    assert_eq!(installed, "echo the-real-script\n");
+}
