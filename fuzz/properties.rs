@@ -322,45 +322,57 @@ pub(crate) fn markdown(bytes: &[u8]) {
             } else {
                 ""
             };
-            assert!(
-                matches!(
-                    key.as_str(),
-                    "href" | "title" | "start" | "type" | "disabled" | "checked" | "style"
-                ),
-                "attribute {key:?} in {html:?}"
-            );
-            if key == "style" {
-                // Table alignment only.
-                assert!(value.starts_with("text-align:"), "{html:?}");
-            }
-            if key == "href" {
-                assert!(
-                    [
-                        "http://",
-                        "https://",
-                        "mailto:",
-                        "#",
-                        "/skills/fuzzed/1.0.0/files/"
-                    ]
-                    .iter()
-                    .any(|start| value.starts_with(start)),
-                    "a link to {value:?} in {html:?}"
-                );
-                // A link into the skill's files stays there once a browser decodes it.
-                if let Some(path) = value.strip_prefix("/skills/fuzzed/1.0.0/files/") {
-                    let decoded =
-                        skillpkg::registry::server::percent_decoded(&path.replace("&amp;", "&"))
-                            .unwrap_or_default();
-                    assert!(
-                        !decoded.split(['/', '?', '#']).any(|part| part == "..")
-                            && !decoded.starts_with('/')
-                            && !decoded.contains('\\'),
-                        "a link out of the skill's files: {value:?}"
-                    );
-                }
-            }
+            attribute(&key, value, &html);
         }
         let close = tag.len() - attributes.len();
         rest = &tag[close..];
+    }
+}
+
+/// One attribute of the page's Markdown HTML: only those Markdown itself writes, with safe
+/// values.
+fn attribute(key: &str, value: &str, html: &str) {
+    assert!(
+        matches!(
+            key,
+            "href" | "title" | "start" | "type" | "disabled" | "checked" | "style" | "class"
+        ),
+        "attribute {key:?} in {html:?}"
+    );
+    if key == "class" {
+        // A fenced block's language (escaped by the renderer).
+        assert!(value.starts_with("language-"), "{html:?}");
+    }
+    if key == "style" {
+        // Table alignment only.
+        assert!(value.starts_with("text-align:"), "{html:?}");
+    }
+    if key == "href" {
+        // Schemes in any case, as a browser reads them; `https:x` without slashes is
+        // still an https URL (or none at all), never a script.
+        let lower = value.to_ascii_lowercase();
+        assert!(
+            [
+                "http:",
+                "https:",
+                "mailto:",
+                "#",
+                "/skills/fuzzed/1.0.0/files/"
+            ]
+            .iter()
+            .any(|start| lower.starts_with(start)),
+            "a link to {value:?} in {html:?}"
+        );
+        // A link into the skill's files stays there once a browser decodes it.
+        if let Some(path) = value.strip_prefix("/skills/fuzzed/1.0.0/files/") {
+            let decoded = skillpkg::registry::server::percent_decoded(&path.replace("&amp;", "&"))
+                .unwrap_or_default();
+            assert!(
+                !decoded.split(['/', '?', '#']).any(|part| part == "..")
+                    && !decoded.starts_with('/')
+                    && !decoded.contains('\\'),
+                "a link out of the skill's files: {value:?}"
+            );
+        }
     }
 }
