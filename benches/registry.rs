@@ -123,8 +123,58 @@ fn main() {
     );
     pages(skillpkg, &data, &work.join("pages.log"), "1,001 versions");
 
+    search_at_scale(skillpkg, &data, &work, &agent, &url, &token);
+
     let _ = server.kill();
     let _ = server.wait();
+}
+
+/// Search and the home page over many skills: `SCALE_SKILLS` more, whose descriptions share
+/// words, so a one-letter query matches every skill and is ranked whole.
+fn search_at_scale(
+    skillpkg: &str,
+    data: &Path,
+    work: &Path,
+    agent: &ureq::Agent,
+    url: &str,
+    token: &str,
+) {
+    let started = Instant::now();
+    for index in 0..SCALE_SKILLS {
+        let name = format!("scale-{index:05}");
+        let bytes = pack_named(&work.join("scale"), &name, index);
+        let status = publish(agent, url, token, &name, "1.0.0", &bytes);
+        assert_eq!(status, 201, "publish {name}");
+    }
+    println!(
+        "{SCALE_SKILLS} more skills published in {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
+    timed(
+        skillpkg,
+        data,
+        &work.join("scale.log"),
+        "5,001 skills",
+        &[
+            ("home page", "/", "/"),
+            ("search page, every skill matches `e`", "/?q=e", "/"),
+            (
+                "search API, every skill matches `e`",
+                "/api/v1/skills?q=e",
+                "/api/v1/skills",
+            ),
+            (
+                "search API, `finance team`",
+                "/api/v1/skills?q=finance%20team",
+                "/api/v1/skills",
+            ),
+            (
+                "search API, one exact name",
+                "/api/v1/skills?q=scale-04999",
+                "/api/v1/skills",
+            ),
+        ],
+    );
 }
 
 /// Starts the registry on an ephemeral port and returns it with its URL.
@@ -200,6 +250,34 @@ fn pack(skill: &Path, version: &str, random: usize) -> Vec<u8> {
     out
 }
 
+/// How many skills the search scale run adds.
+const SCALE_SKILLS: usize = 5_000;
+
+/// A small archive of a skill called `name`, its description made of words picked by `index`.
+fn pack_named(folder: &Path, name: &str, index: usize) -> Vec<u8> {
+    const WORDS: [&str; 8] = [
+        "finance", "team", "reports", "invoices", "release", "notes", "forms", "weather",
+    ];
+    let skill = folder.join(name);
+    fs_err::create_dir_all(&skill).expect("skill folder");
+    fs_err::write(
+        skill.join("SKILL.md"),
+        format!(
+            "---\nname: {name}\ndescription: Handles {} and {} for the scale fixture. Use when the {} need care.\nmetadata:\n  keywords: \"{}\"\n---\n\n# {name}\n\nThe body.\n",
+            WORDS[index % 8],
+            WORDS[(index / 8) % 8],
+            WORDS[(index / 64) % 8],
+            WORDS[(index / 3) % 8],
+        ),
+    )
+    .expect("SKILL.md");
+    let files = skillpkg::pack::select::select(&skill).expect("select");
+    let mut out = Vec::new();
+    skillpkg::pack::archive::write(&mut out, &format!("{name}/"), &files, 1, &|_| {})
+        .expect("pack");
+    out
+}
+
 fn agent() -> ureq::Agent {
     ureq::Agent::config_builder()
         .http_status_as_error(false)
@@ -259,6 +337,23 @@ impl Load {
 /// prints the server's own time for it from the log's `ms`: the median and the 99th
 /// percentile, against the 5 ms target.
 fn pages(skillpkg: &str, data: &Path, log: &Path, skill: &str) {
+    let file_page = "/skills/bench/1.0.0/files/SKILL.md";
+    timed(
+        skillpkg,
+        data,
+        log,
+        skill,
+        &[
+            ("home page", "/", "/"),
+            ("search page", "/?q=bench", "/"),
+            ("skill page", "/skills/bench", "/skills/bench"),
+            ("file page", file_page, file_page),
+        ],
+    );
+}
+
+/// Times `paths` (what, path, the path the log records) as [`pages`] does.
+fn timed(skillpkg: &str, data: &Path, log: &Path, skill: &str, paths: &[(&str, &str, &str)]) {
     const PAGE_RUNS: usize = 300;
     let file = fs_err::File::create(log)
         .expect("the log file")
@@ -270,13 +365,7 @@ fn pages(skillpkg: &str, data: &Path, log: &Path, skill: &str) {
     stream.set_nodelay(true).expect("nodelay");
     let mut writer = stream.try_clone().expect("clone");
     let mut reader = BufReader::with_capacity(64 * 1024, stream);
-    let file_page = "/skills/bench/1.0.0/files/SKILL.md";
-    for (what, path, logged) in [
-        ("home page", "/", "/"),
-        ("search page", "/?q=bench", "/"),
-        ("skill page", "/skills/bench", "/skills/bench"),
-        ("file page", file_page, file_page),
-    ] {
+    for &(what, path, logged) in paths {
         let request = format!("GET {path} HTTP/1.1\r\nHost: {address}\r\n\r\n").into_bytes();
         let mut get = || {
             writer.write_all(&request).expect("send");
