@@ -23,6 +23,8 @@ pub const MAX_WORDS: usize = 16;
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Query {
     words: Vec<String>,
+    /// The words joined by `-`: the name that matches exactly.
+    joined: String,
 }
 
 impl Query {
@@ -38,7 +40,8 @@ impl Query {
                 words.push(word);
             }
         }
-        Self { words }
+        let joined = words.join("-");
+        Self { words, joined }
     }
 
     pub fn words(&self) -> &[String] {
@@ -74,14 +77,10 @@ pub struct Candidate {
 }
 
 impl Candidate {
-    /// A candidate from its fields as written (lowercased here).
+    /// A candidate from its fields as written (lowercased here, as [`text`] stores them).
     pub fn new(name: &str, description: &str, keywords: &str, downloads: u64) -> Self {
-        Self::from_text(&text(name, description, keywords), downloads)
-    }
-
-    /// A candidate from its stored search text (see [`text`]), already lowercase.
-    pub fn from_text(search_text: &str, downloads: u64) -> Self {
-        let mut lines = search_text.splitn(3, '\n');
+        let stored = text(name, description, keywords);
+        let mut lines = stored.splitn(3, '\n');
         let mut next = || lines.next().unwrap_or_default().to_owned();
         Self {
             name: next(),
@@ -112,13 +111,58 @@ pub struct Rank {
 
 /// The rank of `candidate` (lowercase, as [`Candidate`] makes it) for `query`.
 pub fn rank(query: &Query, candidate: &Candidate) -> Rank {
-    let name = candidate.name.clone();
-    let joined = query.words.join("-");
+    rank_parts(
+        query,
+        &candidate.name,
+        &candidate.description,
+        &candidate.keywords,
+        candidate.downloads,
+    )
+}
+
+/// The rank of a skill for `query` from its stored search text (see [`text`]), read in place:
+/// only the name is copied.
+pub fn rank_text(query: &Query, search_text: &str, downloads: u64) -> Rank {
+    let mut lines = search_text.splitn(3, '\n');
+    let (name, description, keywords) = (
+        lines.next().unwrap_or_default(),
+        lines.next().unwrap_or_default(),
+        lines.next().unwrap_or_default(),
+    );
+    rank_parts(query, name, description, keywords, downloads)
+}
+
+/// The names on one page (`offset`, `per_page`) of `ranks`, best first. Only that page is
+/// sorted: the ranks before it are partitioned off, not ordered.
+pub fn page(mut ranks: Vec<Rank>, offset: usize, per_page: usize) -> Vec<String> {
+    let end = offset.saturating_add(per_page).min(ranks.len());
+    if offset >= end {
+        return Vec::new();
+    }
+    if end < ranks.len() {
+        ranks.select_nth_unstable(end);
+        ranks.truncate(end);
+    }
+    if offset > 0 {
+        ranks.select_nth_unstable(offset);
+    }
+    let mut shown = ranks.split_off(offset);
+    shown.sort_unstable();
+    shown.into_iter().map(|rank| rank.name).collect()
+}
+
+fn rank_parts(
+    query: &Query,
+    name: &str,
+    description: &str,
+    keywords: &str,
+    downloads: u64,
+) -> Rank {
     let tier = if query.is_empty() {
         2
-    } else if name == joined {
+    } else if name == query.joined {
         0
-    } else if name.starts_with(&joined) {
+    } else if name.starts_with(&query.joined) {
         1
     } else {
         2
@@ -126,13 +170,13 @@ pub fn rank(query: &Query, candidate: &Candidate) -> Rank {
     let relevance = query
         .words
         .iter()
-        .map(|word| word_relevance(word, &name, &candidate.keywords, &candidate.description))
+        .map(|word| word_relevance(word, name, keywords, description))
         .sum();
     Rank {
         tier,
         relevance: Reverse(relevance),
-        downloads: Reverse(candidate.downloads),
-        name,
+        downloads: Reverse(downloads),
+        name: name.to_owned(),
     }
 }
 
@@ -244,6 +288,44 @@ mod tests {
                 "alpha",
                 "budget"
             ]
+        );
+    }
+
+    /// A page picked by partitioning is that page of the fully sorted list, for every offset.
+    #[test]
+    fn a_page_is_the_same_slice_of_the_sorted_list() {
+        let query = Query::new("team finance");
+        let candidates: Vec<Candidate> = (0..37)
+            .map(|i| {
+                let words = ["team", "finance", "notes", "team finance"];
+                candidate(
+                    &format!("skill-{}", (i * 7919) % 37),
+                    &format!("About {}.", words[i % 4]),
+                    words[(i / 4) % 4],
+                    (i as u64 * 31) % 5,
+                )
+            })
+            .collect();
+        let sorted: Vec<String> = sort(&query, candidates.clone())
+            .into_iter()
+            .map(|c| c.name)
+            .collect();
+        for per_page in [1, 5, 20, 40] {
+            for offset in [0, 1, 3, 19, 20, 36, 37, 50] {
+                let ranks = candidates.iter().map(|c| super::rank(&query, c)).collect();
+                let expected: Vec<String> =
+                    sorted.iter().skip(offset).take(per_page).cloned().collect();
+                assert_eq!(
+                    super::page(ranks, offset, per_page),
+                    expected,
+                    "{offset}+{per_page}"
+                );
+            }
+        }
+        let text = text("Team-Finance", "Quarterly.", "");
+        assert_eq!(
+            super::rank_text(&query, &text, 3),
+            super::rank(&query, &Candidate::new("Team-Finance", "Quarterly.", "", 3))
         );
     }
 

@@ -6,7 +6,7 @@ use std::sync::Mutex;
 
 use rusqlite::{Connection, OptionalExtension, Transaction, params};
 
-use super::search::{self, Candidate, Query};
+use super::search::{self, Query};
 use super::{
     Change, MetadataStore, NewToken, NewVersion, PublishOutcome, Revoked, Scope, SkillMdStart,
     StoreError, StoredToken, TOKEN_ID_LEN, TokenListing,
@@ -563,31 +563,25 @@ impl MetadataStore for Sqlite {
             return Ok((hits, usize::try_from(total).unwrap_or(0)));
         }
         // Every word must occur in the lowercase search text (instr: a literal match, with no
-        // pattern syntax to escape). The matches are ranked by `search`'s rules with the
-        // database unlocked, so a broad search does not hold up other requests meanwhile.
+        // pattern syntax to escape). Each match is ranked by `search`'s rules as it is read,
+        // in place (only its name is copied); the page is picked with the database unlocked.
         let mut sql = String::from("SELECT search_text, downloads FROM skills WHERE 1");
         for index in 1..=query.words().len() {
             sql.push_str(" AND instr(search_text, ?");
             sql.push_str(&index.to_string());
             sql.push_str(") > 0");
         }
-        let candidates: Vec<Candidate> = connection
+        let ranks: Vec<search::Rank> = connection
             .prepare_cached(&sql)?
             .query_map(rusqlite::params_from_iter(query.words()), |row| {
-                Ok(Candidate::from_text(
-                    &row.get::<_, String>(0)?,
-                    u64::try_from(row.get::<_, i64>(1)?).unwrap_or(0),
-                ))
+                let text = row.get_ref(0)?.as_str()?;
+                let downloads = u64::try_from(row.get::<_, i64>(1)?).unwrap_or(0);
+                Ok(search::rank_text(query, text, downloads))
             })?
             .collect::<Result<_, _>>()?;
         drop(connection);
-        let total = candidates.len();
-        let names: Vec<String> = search::sort(query, candidates)
-            .into_iter()
-            .skip(offset)
-            .take(per_page)
-            .map(|candidate| candidate.name)
-            .collect();
+        let total = ranks.len();
+        let names = search::page(ranks, offset, per_page);
         Ok((hits(&self.lock(), &names)?, total))
     }
 
