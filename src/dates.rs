@@ -2,6 +2,15 @@
 //! (`2026-12-01 22:07 UTC`) and reads (`--expires 2027-01-31`). Howard Hinnant's
 //! `civil_from_days` and `days_from_civil`, exact for the proleptic Gregorian calendar.
 
+/// Now, in seconds since the Unix epoch (0 if the clock is before it).
+pub fn now() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |elapsed| {
+            i64::try_from(elapsed.as_secs()).unwrap_or(i64::MAX)
+        })
+}
+
 /// (year, month 1–12, day 1–31) of the day `days` after 1970-01-01.
 pub fn civil_from_days(days: i64) -> (i64, u32, u32) {
     let z = days + 719_468;

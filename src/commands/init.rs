@@ -429,13 +429,7 @@ fn current_year() -> i32 {
     let seconds = std::env::var("SOURCE_DATE_EPOCH")
         .ok()
         .and_then(|value| value.trim().parse::<i64>().ok())
-        .unwrap_or_else(|| {
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |elapsed| {
-                    i64::try_from(elapsed.as_secs()).unwrap_or(i64::MAX)
-                })
-        });
+        .unwrap_or_else(crate::dates::now);
     year_of(seconds)
 }
 

@@ -109,17 +109,7 @@ pub(crate) fn store_token(registry: &str, token: &str) -> Result<PathBuf, Creden
         registry.trim_end_matches('/').to_owned(),
         toml::Value::String(token.to_owned()),
     );
-    let text = toml::to_string(&table).map_err(|error| CredentialsError::Broken {
-        path: path.clone(),
-        message: error.to_string(),
-    })?;
-    crate::fsx::write_atomically(
-        &path,
-        text.as_bytes(),
-        ".credentials-",
-        crate::fsx::Permissions::Mode(0o600),
-    )
-    .map_err(CredentialsError::Io)?;
+    write(&path, &table)?;
     Ok(path)
 }
 
@@ -133,18 +123,23 @@ pub(crate) fn remove_token(registry: &str) -> Result<Option<PathBuf>, Credential
     if table.remove(registry.trim_end_matches('/')).is_none() {
         return Ok(None);
     }
-    let text = toml::to_string(&table).map_err(|error| CredentialsError::Broken {
-        path: path.clone(),
+    write(&path, &table)?;
+    Ok(Some(path))
+}
+
+/// Writes `table` to `path` atomically, readable by the user only.
+fn write(path: &Path, table: &toml::Table) -> Result<(), CredentialsError> {
+    let text = toml::to_string(table).map_err(|error| CredentialsError::Broken {
+        path: path.to_path_buf(),
         message: error.to_string(),
     })?;
     crate::fsx::write_atomically(
-        &path,
+        path,
         text.as_bytes(),
         ".credentials-",
         crate::fsx::Permissions::Mode(0o600),
     )
-    .map_err(CredentialsError::Io)?;
-    Ok(Some(path))
+    .map_err(CredentialsError::Io)
 }
 
 /// The file's table of tokens, `None` when there is no file.

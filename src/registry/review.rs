@@ -83,18 +83,13 @@ pub(crate) fn review(
 ) -> Review {
     let mut entries: Vec<FileEntry> = files
         .iter()
-        .zip(
-            entries
-                .iter()
-                .map(|&index| Some(index))
-                .chain(std::iter::repeat(None)),
-        )
-        .map(|((path, size), entry)| FileEntry {
+        .enumerate()
+        .map(|(at, (path, size))| FileEntry {
             executable: fs_err::metadata(dir.join(path))
                 .is_ok_and(|metadata| crate::pack::select::is_executable(&metadata)),
             path: path.clone(),
             size: *size,
-            entry,
+            entry: entries.get(at).copied(),
         })
         .collect();
     entries.sort_by(|a, b| a.path.cmp(&b.path));

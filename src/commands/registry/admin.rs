@@ -5,6 +5,7 @@ use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 
 use crate::commands::{ExitStatus, Refusal, UserError};
+use crate::dates::now;
 use crate::output::Printer;
 use crate::registry::server::{self, Settings, TlsFiles, TokenOptions};
 use crate::registry::store::{Revoked, Scope};
@@ -387,12 +388,4 @@ fn revoke(data: &Path, id: &str, printer: Printer) -> anyhow::Result<ExitStatus>
         )
         .into()),
     }
-}
-
-fn now() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |elapsed| {
-            i64::try_from(elapsed.as_secs()).unwrap_or(i64::MAX)
-        })
 }

@@ -23,7 +23,7 @@ use std::io::Write as _;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::{Instant, SystemTime, UNIX_EPOCH};
+use std::time::Instant;
 
 use axum::Router;
 use axum::extract::rejection::{JsonRejection, PathRejection, QueryRejection};
@@ -39,6 +39,7 @@ use handlers::{add_owners, download, info, owners, remove_owners, search, unyank
 use pages::{file, home, skill, version};
 use upload::publish;
 
+use crate::dates::now;
 use crate::registry::api::{self, ErrorBody, ErrorDetail};
 use crate::registry::connections;
 use crate::registry::store::{BlobStore, FsBlobs, MetadataStore, Sqlite, StoreError};
@@ -280,12 +281,6 @@ fn lookup_lengths(name: &str, version: Option<&str>) -> Result<(), Failure> {
         Some(version) if version.len() > api::MAX_VERSION_LEN => Err(no_version(name, version)),
         _ => Ok(()),
     }
-}
-
-fn now() -> i64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(0))
 }
 
 /// Opens the stores under `data`.
