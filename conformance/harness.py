@@ -6,6 +6,7 @@
     conformance/run live --agent codex --count 100
     conformance/run replay tests/fixtures/conformance/claude-code/*.json
     conformance/run check                        # the recorded fixtures, offline (no agent)
+    conformance/run destinations --skillpkg target/debug/skillpkg   # publish, read by the clients
 
 A live run prints each mismatch as a diff, shrinks it to a small case and, with --save, writes
 it to tests/fixtures/conformance/<agent>/ as a regression fixture that `cargo test` checks
@@ -388,7 +389,15 @@ def main() -> int:
     offline = commands.add_parser("check", help="the recorded fixtures against skillpkg only")
     offline.add_argument("fixtures", nargs="*")
     offline.add_argument("--skillpkg")
+    publish = commands.add_parser(
+        "destinations", help="`skillpkg publish` read back by Claude Code and the skills CLI")
+    publish.add_argument("--skillpkg", help="the skillpkg binary [default: cargo build --release]")
+    publish.add_argument("--keep", action="store_true", help="keep the scratch folder")
     options = parser.parse_args()
+    if options.command == "destinations":
+        import destinations
+
+        return destinations.main(skillpkg_binary(options.skillpkg), keep=options.keep)
     if options.command == "install":
         for agent in options.agent or sorted(agents.PINNED):
             folder = agents.install(CACHE / "agents", agent, options.version)

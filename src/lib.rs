@@ -14,6 +14,7 @@ pub mod interrupt;
 pub mod output;
 pub mod pack;
 pub mod parallel;
+pub mod publish;
 pub mod registry;
 pub mod render;
 pub mod scaffold;

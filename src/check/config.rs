@@ -46,7 +46,28 @@ pub struct Config {
     pub lint: LintConfig,
     /// The registry `publish`, `install` and friends use unless told otherwise.
     pub registry: Option<String>,
+    /// Where `publish` sends skills when `--to` is not given (`[publish]`).
+    pub publish: PublishConfig,
 }
+
+/// `[publish]`: the destinations `skillpkg publish` uses when `--to` names none, and their
+/// settings, so that CI runs one command. Paths are relative to the file's folder.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PublishConfig {
+    /// Destination names, each one of [`DESTINATIONS`].
+    pub to: Vec<String>,
+    /// The Claude Code marketplace's working copy (`--marketplace`).
+    pub marketplace: Option<PathBuf>,
+    /// The plugin the skills go in (`--plugin`).
+    pub plugin: Option<String>,
+    /// The static site's folder (`--site`).
+    pub site: Option<PathBuf>,
+    /// The Anthropic workspace (`--workspace`).
+    pub workspace: Option<String>,
+}
+
+/// The destinations `publish --to` and `[publish] to` accept.
+pub const DESTINATIONS: [&str; 4] = ["registry", "claude-marketplace", "well-known", "anthropic"];
 
 impl PartialEq for Config {
     fn eq(&self, other: &Self) -> bool {
@@ -130,6 +151,18 @@ struct ConfigFile {
     targets: Option<Vec<toml::Spanned<String>>>,
     lint: Option<LintFile>,
     registry: Option<String>,
+    publish: Option<PublishFile>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PublishFile {
+    #[serde(default)]
+    to: Vec<toml::Spanned<String>>,
+    marketplace: Option<PathBuf>,
+    plugin: Option<String>,
+    site: Option<PathBuf>,
+    workspace: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -189,6 +222,7 @@ pub fn json_schema() -> serde_json::Value {
                 "description": "The registry `publish`, `install`, `search`, `info`, `yank` and `owner` use, unless --registry or SKILLPKG_REGISTRY says otherwise: an http:// or https:// URL.",
                 "type": "string"
             },
+            "publish": publish_schema(),
             "lint": {
                 "description": "Which lint rules run, and at what level.",
                 "type": "object",
@@ -229,6 +263,38 @@ pub fn json_schema() -> serde_json::Value {
                     { "type": "string", "pattern": prefix_pattern },
                     { "type": "string", "pattern": "^[Aa][Ll][Ll]$" }
                 ]
+            }
+        }
+    })
+}
+
+/// The schema of `[publish]`.
+fn publish_schema() -> serde_json::Value {
+    serde_json::json!({
+        "description": "Where `skillpkg publish` sends skills when --to names no destination, and each destination's settings (docs/config.md).",
+        "type": "object",
+        "additionalProperties": false,
+        "properties": {
+            "to": {
+                "description": "The destinations, in order.",
+                "type": "array",
+                "items": { "enum": DESTINATIONS }
+            },
+            "marketplace": {
+                "description": "claude-marketplace: the marketplace repository's working copy, relative to this file.",
+                "type": "string"
+            },
+            "plugin": {
+                "description": "claude-marketplace: the plugin the skills are published in (kebab-case).",
+                "type": "string"
+            },
+            "site": {
+                "description": "well-known: the static site's folder, relative to this file.",
+                "type": "string"
+            },
+            "workspace": {
+                "description": "anthropic: the workspace id sent as anthropic-workspace-id.",
+                "type": "string"
             }
         }
     })
@@ -341,14 +407,47 @@ impl Config {
                     .push((glob.compile_matcher(), selectors(names)?));
             }
         }
+        let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
+        let publish = publish_config(file.publish, &dir, &invalid)?;
         Ok(Self {
             path: path.to_path_buf(),
-            dir: path.parent().map(Path::to_path_buf).unwrap_or_default(),
+            dir,
             targets,
             lint,
             registry: file.registry,
+            publish,
         })
     }
+}
+
+/// `[publish]`, its destinations checked and its folders made relative to `dir`.
+fn publish_config(
+    file: Option<PublishFile>,
+    dir: &Path,
+    invalid: &dyn Fn(usize, String) -> ConfigError,
+) -> Result<PublishConfig, ConfigError> {
+    let mut publish = PublishConfig::default();
+    let Some(file) = file else {
+        return Ok(publish);
+    };
+    for name in file.to {
+        if !DESTINATIONS.contains(&name.get_ref().as_str()) {
+            return Err(invalid(
+                name.span().start,
+                format!(
+                    "unknown destination `{}` (expected one of {})",
+                    name.get_ref(),
+                    DESTINATIONS.join(", ")
+                ),
+            ));
+        }
+        publish.to.push(name.into_inner());
+    }
+    publish.marketplace = file.marketplace.map(|folder| dir.join(folder));
+    publish.site = file.site.map(|folder| dir.join(folder));
+    publish.plugin = file.plugin;
+    publish.workspace = file.workspace;
+    Ok(publish)
 }
 
 /// Finds the nearest `skillpkg.toml` above a folder, remembering what it found per folder.

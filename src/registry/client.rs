@@ -6,8 +6,8 @@
 //!   write of an upload) gets [`Timeouts::read`]. A registry that accepts a connection and then
 //!   says nothing is given up on after tens of seconds, while a large download on a slow line
 //!   that keeps arriving is never cut off. `SKILLPKG_HTTP_TIMEOUT` overrides both.
-//! - **Retries only where they help**: a refused connection (nothing was sent), 503 and 429
-//!   (the registry did not handle the request; `Retry-After` is honoured up to a cap), and, for
+//! - **Retries only where they help**: a refused connection (nothing was sent), 503, 529 and
+//!   429 (the server did not handle the request; `Retry-After` is honoured up to a cap), and, for
 //!   requests whose repetition is harmless, a dropped connection and 502/504. A timeout is not
 //!   retried: a registry that said nothing for 30 s rarely answers the next attempt, and
 //!   retrying would multiply the wait. 4xx and 500 are answers, not accidents.
@@ -169,12 +169,13 @@ enum Auth {
 /// What sending a request twice does, which decides whether a failure that may have reached
 /// the registry is retried.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Repeat {
+pub(crate) enum Repeat {
     /// The same as sending it once: reads, yank, owner add, and publish (the registry answers a
     /// second publish of the same bytes with 409 "already published with this checksum", which
     /// `skillpkg publish` reports as success).
     Harmless,
-    /// Possibly different: removing owners (the second attempt may find the user gone).
+    /// Possibly different: removing owners (the second attempt may find the user gone), and
+    /// uploads to Anthropic's Skills API (a second attempt may add a second skill or version).
     Unsafe,
 }
 
@@ -199,29 +200,7 @@ impl Client {
         let token_allowed = https
             || is_loopback(&host)
             || std::env::var("SKILLPKG_ALLOW_HTTP_TOKEN").is_ok_and(|value| value.trim() == "1");
-        // A CA file matters only to https; a stale SSL_CERT_FILE must not break a plain registry.
-        let roots = if https {
-            root_certs()?
-        } else {
-            RootCerts::PlatformVerifier
-        };
-        let timeouts = Timeouts::from_env()?;
-        let tls = TlsConfig::builder()
-            .provider(TlsProvider::Rustls)
-            .root_certs(roots)
-            .build();
-        let agent: ureq::Agent = ureq::Agent::config_builder()
-            .http_status_as_error(false)
-            .user_agent(concat!("skillpkg/", env!("CARGO_PKG_VERSION")))
-            .tls_config(tls)
-            .timeout_resolve(Some(timeouts.connect))
-            .timeout_connect(Some(timeouts.connect))
-            .timeout_send_request(Some(timeouts.read))
-            .timeout_per_write(Some(timeouts.read))
-            .timeout_recv_response(Some(timeouts.read))
-            .timeout_per_read(Some(timeouts.read))
-            .build()
-            .into();
+        let (agent, timeouts) = agent(https)?;
         Ok(Self {
             base,
             token,
@@ -261,83 +240,13 @@ impl Client {
             (Auth::IfAllowed, Some(token)) if self.token_allowed => Some(format!("Bearer {token}")),
             _ => None,
         };
-        let mut pause = BACKOFF;
-        let mut attempt = 0;
-        loop {
-            let outcome = make(&self.agent, &url, header.as_deref());
-            let next = match &outcome {
-                Ok(response) => after_status(
-                    response.status().as_u16(),
-                    response
-                        .headers()
-                        .get("retry-after")
-                        .and_then(|value| value.to_str().ok()),
-                    repeat,
-                ),
-                Err(error) => after_error(error, repeat),
-            };
-            match next {
-                Next::Retry(wait) if attempt < RETRIES => {
-                    std::thread::sleep(wait.unwrap_or(pause));
-                    pause *= 2;
-                    attempt += 1;
-                }
-                _ => return outcome.map_err(|error| self.transport_error(&url, error)),
-            }
-        }
+        retrying(repeat, &|| make(&self.agent, &url, header.as_deref()))
+            .map_err(|error| self.transport_error(&url, error))
     }
 
     /// A ureq error as the user should read it: which URL, and what went wrong.
     fn transport_error(&self, url: &str, error: ureq::Error) -> ClientError {
-        let url = url.to_owned();
-        let timed_out = |doing, limit: Duration| ClientError::TimedOut {
-            url: url.clone(),
-            doing,
-            seconds: limit.as_secs().max(1),
-        };
-        match error {
-            ureq::Error::Timeout(phase) => {
-                use ureq::Timeout as Phase;
-                match phase {
-                    Phase::Resolve => timed_out("looking up the host of", self.timeouts.connect),
-                    Phase::Connect => timed_out("connecting to", self.timeouts.connect),
-                    Phase::SendRequest | Phase::SendBody | Phase::PerWrite => {
-                        timed_out("sending to", self.timeouts.read)
-                    }
-                    _ => timed_out("waiting for an answer from", self.timeouts.read),
-                }
-            }
-            ureq::Error::Io(io) if io.kind() == std::io::ErrorKind::TimedOut => {
-                timed_out("waiting for an answer from", self.timeouts.read)
-            }
-            // The handshake's failures (an untrusted certificate above all) arrive as I/O.
-            ureq::Error::Io(io) if matches!(io.get_ref(), Some(inner) if inner.is::<rustls::Error>()) => {
-                ClientError::Tls {
-                    url,
-                    message: io.to_string(),
-                }
-            }
-            ureq::Error::Rustls(tls) => ClientError::Tls {
-                url,
-                message: tls.to_string(),
-            },
-            ureq::Error::Tls(message) => ClientError::Tls {
-                url,
-                message: message.to_owned(),
-            },
-            ureq::Error::HostNotFound => ClientError::Transport {
-                url,
-                message: "the host name does not resolve".into(),
-            },
-            ureq::Error::Io(io) => ClientError::Transport {
-                url,
-                message: io.to_string(),
-            },
-            other => ClientError::Transport {
-                url,
-                message: other.to_string(),
-            },
-        }
+        transport_error(url, error, self.timeouts)
     }
 
     /// Reads a JSON answer, or turns an error status into [`ClientError::Status`].
@@ -572,11 +481,127 @@ impl Client {
     }
 }
 
+/// A ureq error as the user should read it: which URL, and what went wrong (`timeouts` being
+/// the waits that ran out).
+pub(crate) fn transport_error(url: &str, error: ureq::Error, timeouts: Timeouts) -> ClientError {
+    let url = url.to_owned();
+    let timed_out = |doing, limit: Duration| ClientError::TimedOut {
+        url: url.clone(),
+        doing,
+        seconds: limit.as_secs().max(1),
+    };
+    match error {
+        ureq::Error::Timeout(phase) => {
+            use ureq::Timeout as Phase;
+            match phase {
+                Phase::Resolve => timed_out("looking up the host of", timeouts.connect),
+                Phase::Connect => timed_out("connecting to", timeouts.connect),
+                Phase::SendRequest | Phase::SendBody | Phase::PerWrite => {
+                    timed_out("sending to", timeouts.read)
+                }
+                _ => timed_out("waiting for an answer from", timeouts.read),
+            }
+        }
+        ureq::Error::Io(io) if io.kind() == std::io::ErrorKind::TimedOut => {
+            timed_out("waiting for an answer from", timeouts.read)
+        }
+        // The handshake's failures (an untrusted certificate above all) arrive as I/O.
+        ureq::Error::Io(io) if matches!(io.get_ref(), Some(inner) if inner.is::<rustls::Error>()) => {
+            ClientError::Tls {
+                url,
+                message: io.to_string(),
+            }
+        }
+        ureq::Error::Rustls(tls) => ClientError::Tls {
+            url,
+            message: tls.to_string(),
+        },
+        ureq::Error::Tls(message) => ClientError::Tls {
+            url,
+            message: message.to_owned(),
+        },
+        ureq::Error::HostNotFound => ClientError::Transport {
+            url,
+            message: "the host name does not resolve".into(),
+        },
+        ureq::Error::Io(io) => ClientError::Transport {
+            url,
+            message: io.to_string(),
+        },
+        other => ClientError::Transport {
+            url,
+            message: other.to_string(),
+        },
+    }
+}
+
+/// The HTTP agent every call goes through: the timeouts the environment sets (returned too,
+/// for error messages), and for `https` the trusted certificates it names (see the module docs).
+pub(crate) fn agent(https: bool) -> Result<(ureq::Agent, Timeouts), ClientError> {
+    // A CA file matters only to https; a stale SSL_CERT_FILE must not break a plain registry.
+    let roots = if https {
+        root_certs()?
+    } else {
+        RootCerts::PlatformVerifier
+    };
+    let timeouts = Timeouts::from_env()?;
+    let tls = TlsConfig::builder()
+        .provider(TlsProvider::Rustls)
+        .root_certs(roots)
+        .build();
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .user_agent(concat!("skillpkg/", env!("CARGO_PKG_VERSION")))
+        .tls_config(tls)
+        .timeout_resolve(Some(timeouts.connect))
+        .timeout_connect(Some(timeouts.connect))
+        .timeout_send_request(Some(timeouts.read))
+        .timeout_per_write(Some(timeouts.read))
+        .timeout_recv_response(Some(timeouts.read))
+        .timeout_per_read(Some(timeouts.read))
+        .build()
+        .into();
+    Ok((agent, timeouts))
+}
+
+/// Makes `attempt` until it gives an answer or a failure that retrying cannot fix, at most
+/// [`RETRIES`] times more, pausing between attempts (see the module docs).
+pub(crate) fn retrying(
+    repeat: Repeat,
+    attempt: &dyn Fn() -> Result<ureq::http::Response<ureq::Body>, ureq::Error>,
+) -> Result<ureq::http::Response<ureq::Body>, ureq::Error> {
+    let mut pause = BACKOFF;
+    let mut tries = 0;
+    loop {
+        let outcome = attempt();
+        let next = match &outcome {
+            Ok(response) => after_status(
+                response.status().as_u16(),
+                response
+                    .headers()
+                    .get("retry-after")
+                    .and_then(|value| value.to_str().ok()),
+                repeat,
+            ),
+            Err(error) => after_error(error, repeat),
+        };
+        match next {
+            Next::Retry(wait) if tries < RETRIES => {
+                std::thread::sleep(wait.unwrap_or(pause));
+                pause *= 2;
+                tries += 1;
+            }
+            _ => return outcome,
+        }
+    }
+}
+
 /// Whether an answer with `status` is worth another attempt.
 fn after_status(status: u16, retry_after: Option<&str>, repeat: Repeat) -> Next {
     match status {
-        // The registry did not handle the request: try again, when it says, if that is soon.
-        429 | 503 => match retry_after.and_then(|text| text.trim().parse::<u64>().ok()) {
+        // The server did not handle the request: try again, when it says, if that is soon. (529
+        // is Anthropic's `overloaded_error`, which its SDK retries too.)
+        429 | 503 | 529 => match retry_after.and_then(|text| text.trim().parse::<u64>().ok()) {
             Some(seconds) if Duration::from_secs(seconds) > MAX_RETRY_AFTER => Next::Stop,
             Some(seconds) => Next::Retry(Some(Duration::from_secs(seconds))),
             None => Next::Retry(None),
@@ -661,7 +686,7 @@ fn pem_bundle(variable: &str, path: &Path) -> Result<RootCerts, ClientError> {
 }
 
 /// The scheme and host of `url`, lowercase scheme, host without IPv6 brackets.
-fn url_scheme_and_host(url: &str) -> Option<(&'static str, String)> {
+pub(crate) fn url_scheme_and_host(url: &str) -> Option<(&'static str, String)> {
     let uri: ureq::http::Uri = url.parse().ok()?;
     let scheme = match uri.scheme_str()?.to_ascii_lowercase().as_str() {
         "http" => "http",
@@ -673,7 +698,7 @@ fn url_scheme_and_host(url: &str) -> Option<(&'static str, String)> {
 }
 
 /// Whether `host` is this machine: `localhost` or a loopback address.
-fn is_loopback(host: &str) -> bool {
+pub(crate) fn is_loopback(host: &str) -> bool {
     host == "localhost"
         || host
             .parse::<IpAddr>()
@@ -688,7 +713,7 @@ fn with_auth<B>(request: ureq::RequestBuilder<B>, auth: Option<&str>) -> ureq::R
 }
 
 /// Percent-encodes a URL path segment or query value.
-fn encode(text: &str) -> String {
+pub(crate) fn encode(text: &str) -> String {
     use std::fmt::Write as _;
     let mut out = String::with_capacity(text.len());
     for byte in text.bytes() {

@@ -56,7 +56,20 @@ pub struct Locked {
     pub digest: String,
     /// The folder it was installed into, relative to the project root, `/`-separated.
     pub dir: String,
+    /// Where it came from when not from a registry: `well-known` (then `registry` is the
+    /// site's URL) or `claude-marketplace` (then `registry` is the marketplace's git URL or
+    /// folder, and `plugin` names the plugin). `sha256` is then the served artifact's, or for
+    /// files read one by one, that of the `.skill` archive skillpkg packs from them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub plugin: Option<String>,
 }
+
+/// `source` of an entry installed from a site's discovery index.
+pub const SOURCE_WELL_KNOWN: &str = "well-known";
+/// `source` of an entry installed from a Claude Code plugin marketplace.
+pub const SOURCE_MARKETPLACE: &str = "claude-marketplace";
 
 /// Why a lockfile cannot be used.
 #[derive(Debug, thiserror::Error)]
@@ -181,11 +194,29 @@ impl Locked {
         if let Some(requirement) = &self.requirement {
             check_requirement(requirement)?;
         }
-        if !(self.registry.starts_with("https://") || self.registry.starts_with("http://"))
-            || self.registry.len() > 2048
-            || self.registry.chars().any(char::is_control)
-        {
+        let url = self.registry.starts_with("https://") || self.registry.starts_with("http://");
+        if self.registry.len() > 2048 || self.registry.chars().any(char::is_control) {
             return Err("`registry` is not an http(s) URL".into());
+        }
+        match (self.source.as_deref(), &self.plugin) {
+            (None | Some(SOURCE_WELL_KNOWN), None) if url => {}
+            (None | Some(SOURCE_WELL_KNOWN), None) => {
+                return Err("`registry` is not an http(s) URL".into());
+            }
+            (Some(SOURCE_MARKETPLACE), Some(plugin))
+                if crate::pack::valid_skill_name(plugin) && !self.registry.is_empty() => {}
+            (Some(SOURCE_MARKETPLACE), _) => {
+                return Err(
+                    "a `claude-marketplace` entry needs its `plugin` and `registry`".into(),
+                );
+            }
+            (Some(other), _) if other != SOURCE_WELL_KNOWN && other != SOURCE_MARKETPLACE => {
+                return Err(format!(
+                    "`source` {:?} is not `{SOURCE_WELL_KNOWN}` or `{SOURCE_MARKETPLACE}`",
+                    other.escape_debug().to_string()
+                ));
+            }
+            _ => return Err("`plugin` belongs to `claude-marketplace` entries only".into()),
         }
         let hex = |text: &str| {
             text.len() == 64

@@ -58,8 +58,8 @@ fn the_config_schema_is_generated_and_true_to_the_parser() {
         _ => unreachable!("{key}"),
     };
     for key in schema["properties"].as_object().unwrap().keys() {
-        let text = if key == "lint" {
-            "[lint]\n".to_owned()
+        let text = if key == "lint" || key == "publish" {
+            format!("[{key}]\n")
         } else {
             format!("{key} = {}\n", value(key))
         };
@@ -79,6 +79,19 @@ fn the_config_schema_is_generated_and_true_to_the_parser() {
         };
         assert!(parse(&text).is_ok(), "{text}: {:?}", parse(&text).err());
     }
+    for key in schema["properties"]["publish"]["properties"]
+        .as_object()
+        .unwrap()
+        .keys()
+    {
+        let text = match key.as_str() {
+            "to" => "[publish]\nto = [\"registry\", \"claude-marketplace\", \"well-known\", \"anthropic\"]\n".to_owned(),
+            _ => format!("[publish]\n{key} = \"x\"\n"),
+        };
+        assert!(parse(&text).is_ok(), "{text}: {:?}", parse(&text).err());
+    }
+    assert!(parse("[publish]\nto = [\"github\"]\n").is_err());
+    assert!(parse("[publish]\nsites = \"x\"\n").is_err());
     assert!(parse("target = [\"codex\"]\n").is_err());
     assert!(parse("[lint]\nselects = []\n").is_err());
     // Every target and every rule is in it.

@@ -18,6 +18,7 @@ const LAYERS: &[&[&str]] = &[
     &["check", "render"],
     &["output", "pack", "scaffold"],
     &["registry"],
+    &["publish"],
     &["commands"],
 ];
 

@@ -48,7 +48,9 @@ use crate::registry::lockfile::{self, Locked, Lockfile, MARKER, Marker};
   skillpkg install                           # exactly what skills.lock says, verified
   skillpkg install --locked                  # in CI: fail rather than change skills.lock
   skillpkg install pdf-forms --global        # into your user-level skills
-  skillpkg install pdf-forms --format json   # what was installed, as JSON on stdout")]
+  skillpkg install pdf-forms --format json   # what was installed, as JSON on stdout
+  skillpkg install --from https://skills.example.com            # every skill the site's index offers
+  skillpkg install --from-marketplace ../my-marketplace pdf-tools  # a plugin's skills")]
 pub struct InstallArgs {
     /// Skills to install, each NAME or NAME@REQ (none: what skills.lock says)
     #[arg(value_name = "NAME[@REQ]")]
@@ -82,6 +84,15 @@ pub struct InstallArgs {
         hide_possible_values = true
     )]
     pub format: OutputFormat,
+    /// Install from a site's Agent Skills discovery index
+    /// (URL/.well-known/agent-skills/index.json) instead of the registry; with no NAME, every
+    /// skill it offers. Each file is checked against the index's digest
+    #[arg(long, value_name = "URL", conflicts_with = "from_marketplace")]
+    pub from: Option<String>,
+    /// Install a plugin's skills (NAME is the plugin, or one of its skills) from a Claude Code
+    /// plugin marketplace: a folder or a git URL
+    #[arg(long, value_name = "DIR_OR_GIT_URL")]
+    pub from_marketplace: Option<String>,
     #[command(flatten)]
     pub registry: RegistryFlag,
 }
@@ -95,6 +106,11 @@ pub fn install(args: InstallArgs, printer: Printer) -> anyhow::Result<ExitStatus
     let mut lock = scope.read_lock()?;
     let fetch = Fetch::new(args.format, printer);
     let mut report = Report::new(args.format, printer);
+    if args.from.is_some() || args.from_marketplace.is_some() {
+        let dir = install_dir(&args, &scope)?;
+        super::install_from::install(&args, &scope, &mut lock, &dir, &mut report)?;
+        return report.finish(&scope, "install");
+    }
     if args.names.is_empty() {
         install_from_lock(&scope, &lock, &fetch, &mut report)?;
         return report.finish(&scope, "install");
@@ -205,7 +221,7 @@ impl Report {
     }
 
     /// Tells what [`place`] did with `entry`; `from_lock` says that skills.lock chose it.
-    fn placed(
+    pub(super) fn placed(
         &mut self,
         scope: &Scope,
         entry: &Locked,
@@ -343,6 +359,8 @@ fn install_one(
         sha256: chosen.checksum.clone(),
         digest: chosen.digest.clone(),
         dir: to.dir.to_owned(),
+        source: None,
+        plugin: None,
     };
     entry.check().map_err(|reason| UserError {
         message: format!("the registry's answer for `{name}` is not usable: {reason}"),
@@ -413,6 +431,11 @@ fn install_from_lock(
         .into());
     }
     for entry in &lock.skills {
+        if entry.source.is_some() {
+            let placed = super::install_from::from_lock(entry, scope, report)?;
+            report.placed(scope, entry, Some(&entry.version), &placed, true)?;
+            continue;
+        }
         let client = client_for(&entry.registry, None)?;
         let placed = place(&client, entry, scope, Some(entry), None, fetch)?;
         report.placed(scope, entry, Some(&entry.version), &placed, true)?;
@@ -724,6 +747,56 @@ pub(super) fn place(
     fetch: &Fetch,
 ) -> anyhow::Result<Placed> {
     let name = entry.name.as_str();
+    place_with(entry, scope, previous, |staging| {
+        let archive_file = staging.join("download.skill");
+        let mut download = fs_err::File::create(&archive_file)?;
+        let (got, cached) = fetch.archive(client, entry, size, download.file_mut())?;
+        drop(download);
+        if got != entry.sha256 {
+            return Err(UserError {
+                message: format!("the download of {name} does not match its checksum (expected {}, got {got}); nothing was installed", entry.sha256),
+                hints: vec!["the archive was altered on the way or on the registry; report it to the registry's operator".into()],
+            }
+            .into());
+        }
+        if !cached {
+            fetch.remember(&entry.sha256, &archive_file)?;
+        }
+        let options = extract::Options {
+            limits: Limits::default(),
+            ..extract::Options::new(name)
+        };
+        let extracted =
+            extract::extract(&archive_file, &staging.join("out"), &options).map_err(|error| {
+                UserError {
+                    message: format!("{name}: {error}"),
+                    hints: vec!["nothing was installed".into()],
+                }
+            })?;
+        if extracted.name != name {
+            return Err(UserError {
+                message: format!(
+                    "the archive holds `{}`, not `{name}`; nothing was installed",
+                    extracted.name
+                ),
+                hints: vec![],
+            }
+            .into());
+        }
+        Ok(extracted.dir)
+    })
+}
+
+/// The part of [`place`] every source shares: checks the destination, has `produce` fill a
+/// staging folder beside it and return the skill's folder in it, checks that folder's content
+/// digest against `entry.digest`, writes the [`Marker`] and swaps it into place.
+pub(super) fn place_with(
+    entry: &Locked,
+    scope: &Scope,
+    previous: Option<&Locked>,
+    produce: impl FnOnce(&Path) -> anyhow::Result<PathBuf>,
+) -> anyhow::Result<Placed> {
+    let name = entry.name.as_str();
     let root = scope.root.as_path();
     let contained = !scope.global;
     let relative_folder = entry
@@ -735,7 +808,6 @@ pub(super) fn place(
     let destination = root.join(entry.folder());
     let shown = scope.show(&entry.folder());
     let shown_folder = scope.show(&relative_folder);
-    let limits = Limits::default();
     if contained {
         check_inside(root, &folder, &shown_folder)?;
     }
@@ -748,53 +820,21 @@ pub(super) fn place(
         check_inside(root, &folder, &shown_folder)?;
     }
     let mut staging = extract::Staging::new(&folder, name, ".install")?;
-    let archive_file = staging.path().join("download.skill");
-    let mut download = fs_err::File::create(&archive_file)?;
-    let (got, cached) = fetch.archive(client, entry, size, download.file_mut())?;
-    drop(download);
-    if got != entry.sha256 {
-        return Err(UserError {
-            message: format!("the download of {name} does not match its checksum (expected {}, got {got}); nothing was installed", entry.sha256),
-            hints: vec!["the archive was altered on the way or on the registry; report it to the registry's operator".into()],
-        }
-        .into());
-    }
-    if !cached {
-        fetch.remember(&entry.sha256, &archive_file)?;
-    }
-    let options = extract::Options {
-        limits,
-        ..extract::Options::new(name)
-    };
-    let extracted = extract::extract(&archive_file, &staging.path().join("out"), &options)
-        .map_err(|error| UserError {
-            message: format!("{name}: {error}"),
-            hints: vec!["nothing was installed".into()],
-        })?;
-    if extracted.name != name {
-        return Err(UserError {
-            message: format!(
-                "the archive holds `{}`, not `{name}`; nothing was installed",
-                extracted.name
-            ),
-            hints: vec![],
-        }
-        .into());
-    }
-    let got = &extracted.content_digest;
-    if *got != entry.digest {
+    let new = produce(staging.path())?;
+    let got = archive::folder_digest(&new, &[MARKER], &Limits::default())?
+        .ok_or_else(|| anyhow::anyhow!("{name}: cannot read the files to install"))?;
+    if got != entry.digest {
         return Err(UserError { message: format!("the contents of {name} do not match their digest (expected {}, got {got}); nothing was installed", entry.digest), hints: vec![] }.into());
     }
     Marker {
         name: name.to_owned(),
         version: entry.version.clone(),
-        digest: got.clone(),
+        digest: got,
     }
-    .write(&extracted.dir)?;
+    .write(&new)?;
     // Swap, with Ctrl-C held off: the old folder moves into the staging folder (removed with
     // it), the new one in; first, the old one must still be as it was (edits made during the
     // download are not lost).
-    let new = extracted.dir.clone();
     staging
         .commit(|staged| {
             match check_present(&destination, &shown, entry, previous) {

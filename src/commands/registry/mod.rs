@@ -7,6 +7,7 @@
 mod admin;
 mod info;
 mod install;
+mod install_from;
 mod list;
 mod login;
 mod logout;
