@@ -17,6 +17,7 @@ use skillpkg::output::{self, Format, Report};
 use skillpkg::pack::archive::folder_digest;
 use skillpkg::pack::central;
 use skillpkg::pack::extract::{self, Limits, Options};
+use skillpkg::publish::json_edit;
 use skillpkg::registry::lockfile::Lockfile;
 use skillpkg::render::claude_code::{self, InvokeOptions, Invoker, Version};
 use skillpkg::render::view::{Scope, SkillView};
@@ -375,4 +376,35 @@ fn attribute(key: &str, value: &str, html: &str) {
             );
         }
     }
+}
+
+/// A `.claude-plugin/marketplace.json` of any text: adding or updating plugin `x` never panics;
+/// an accepted edit is JSON whose one plugin `x` has the version set, and doing it again changes
+/// nothing.
+pub(crate) fn marketplace_json(bytes: &[u8]) {
+    let Ok(text) = std::str::from_utf8(bytes) else {
+        return;
+    };
+    let version = serde_json::json!("1.0.0");
+    let fields = [("version", &version)];
+    let Ok((edited, _)) = json_edit::upsert_element(text, &["plugins"], "name", "x", &fields)
+    else {
+        return;
+    };
+    let document: serde_json::Value =
+        serde_json::from_str(edited.strip_prefix('\u{feff}').unwrap_or(&edited))
+            .unwrap_or_else(|error| panic!("the edit is not JSON ({error}): {edited:?}"));
+    let plugins = document["plugins"]
+        .as_array()
+        .expect("`plugins` is an array");
+    let entries: Vec<_> = plugins
+        .iter()
+        .filter(|plugin| plugin["name"] == "x")
+        .collect();
+    assert_eq!(entries.len(), 1, "{edited:?}");
+    assert_eq!(entries[0]["version"], "1.0.0", "{edited:?}");
+    let (again, existed) = json_edit::upsert_element(&edited, &["plugins"], "name", "x", &fields)
+        .unwrap_or_else(|error| panic!("the edit is refused ({error}): {edited:?}"));
+    assert!(existed, "{edited:?}");
+    assert_eq!(again, edited, "a second edit changed the text");
 }

@@ -122,8 +122,8 @@ pub fn upsert_element(
     Ok((edited, true))
 }
 
-/// Sets `fields` one at a time in the object `locate` finds, scanning the text again after each
-/// change (a handful of fields: the cost stays a small multiple of the text's length).
+/// Sets `fields` one at a time in the object `locate` finds, scanning the text afresh for each
+/// (a handful of fields: the cost stays a small multiple of the text's length).
 fn edit_members(
     text: &str,
     fields: &[(&str, &Value)],
@@ -818,8 +818,8 @@ impl<'a> Document<'a> {
         Ok(decoded)
     }
 
-    /// The leading whitespace of the line holding byte `offset`.
-    fn line_indent(&self, offset: usize) -> &'a str {
+    /// The start of the line holding byte `offset`, and its leading whitespace.
+    fn line_indent(&self, offset: usize) -> (usize, &'a str) {
         let line_start =
             memchr::memrchr(b'\n', &self.text.as_bytes()[..offset]).map_or(0, |at| at + 1);
         let line = &self.text[line_start..];
@@ -827,17 +827,13 @@ impl<'a> Document<'a> {
             .bytes()
             .take_while(|byte| matches!(byte, b' ' | b'\t'))
             .count();
-        &line[..width]
+        (line_start, &line[..width])
     }
 
     /// The indentation of the line holding byte `offset` in a multi-line document, when nothing
     /// but that indentation precedes it there.
     fn own_line(&self, offset: usize) -> Option<&'a str> {
-        let indent = self.line_indent(offset);
-        let line_start = self.text.as_bytes()[..offset]
-            .iter()
-            .rposition(|&byte| byte == b'\n')
-            .map_or(0, |at| at + 1);
+        let (line_start, indent) = self.line_indent(offset);
         (self.layout.multi_line && line_start + indent.len() == offset).then_some(indent)
     }
 
@@ -881,7 +877,7 @@ impl<'a> Document<'a> {
                     indent: None,
                 };
             }
-            let outer = self.line_indent(node.start);
+            let (_, outer) = self.line_indent(node.start);
             let inner = format!("{outer}{}", self.layout.indent);
             return Slot {
                 start: open,

@@ -40,6 +40,7 @@ fn every_crash_found_stays_fixed() {
         replay("zip_audit", properties::zip_audit),
         replay("lockfile", properties::lockfile),
         replay("markdown", properties::markdown),
+        replay("marketplace_json", properties::marketplace_json),
     ];
     assert!(
         replayed.iter().sum::<usize>() >= 2,

@@ -6,6 +6,7 @@ mod browser;
 mod cli;
 mod common;
 mod conformance;
+mod destinations;
 mod docs;
 mod examples;
 mod fixtures;
