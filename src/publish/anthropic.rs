@@ -15,10 +15,10 @@
 //!   the previous answer's `next_page`; the GA objects `Skill` (`latest_version_id`) and
 //!   `SkillVersion` (`id`), and the error object `{"type":"error","error":{…},"request_id"}`.
 //!
-//! This machine cannot reach the real API. The integration tests hold this module to a loopback
-//! server that enforces the format above (`tests/it/anthropic.rs`); what the notes mark
-//! UNCONFIRMED (the upload limit, whether `2026-10-21` changes these objects) is configurable
-//! or tolerated here.
+//! It was written where the real API cannot be reached: the integration tests hold it to a
+//! loopback contract server that enforces the format above (`tests/it/anthropic.rs`). What the
+//! notes mark UNCONFIRMED (the upload limit, whether `anthropic-version: 2026-10-21` changes
+//! these objects) is configurable or tolerated here.
 //!
 //! Nothing here prints: [`publish`] returns what it did, and every request it made.
 
@@ -119,6 +119,7 @@ impl std::fmt::Debug for Options {
 /// What a publish did, for the command to report.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Published {
+    /// [`Outcome::Unchanged`] when the state file records this version with these files.
     pub outcome: Outcome,
     /// The skill on the API: created, found, or recorded. `None` only for a dry run that would
     /// create one.
@@ -1101,7 +1102,7 @@ mod tests {
         };
         assert_eq!(
             request.to_string(),
-            "POST /v1/skills (display_name pdf-forms, 1 file, 54 bytes)"
+            "POST /v1/skills (display_name pdf-forms, 1 file, 60 bytes)"
         );
         assert_eq!(request.headers["x-api-key"], "[not set]");
         assert_eq!(

@@ -2,6 +2,7 @@
 //!
 //! One test binary (faster to link), one module per area.
 
+mod anthropic;
 mod browser;
 mod cli;
 mod common;

@@ -83,7 +83,11 @@ pub fn list(args: ListArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
     let mut unreachable: HashSet<&str> = HashSet::new();
     let mut listed = Vec::with_capacity(lock.skills.len());
     for entry in &lock.skills {
-        let info = if args.offline || unreachable.contains(entry.registry.as_str()) {
+        // A site or a marketplace is not a registry: it has no versions to ask about.
+        let info = if args.offline
+            || entry.source.is_some()
+            || unreachable.contains(entry.registry.as_str())
+        {
             None
         } else {
             match ask(entry) {

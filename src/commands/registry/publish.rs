@@ -54,11 +54,10 @@ pub enum SourceKind {
     Archive,
 }
 
-/// Validate, package and publish skills: to skillpkg's registry (the default), a Claude Code
-/// plugin marketplace, a static site with the Agent Skills discovery index, or Anthropic's
-/// Skills API.
+/// Validate, package and publish skills (registry, marketplace, site or Skills API)
 ///
-/// Each destination first validates the skills for the agent that consumes it (claude-code,
+/// The destinations: skillpkg's registry (the default), a Claude Code plugin marketplace, a
+/// static site with the Agent Skills discovery index, or Anthropic's Skills API. Each destination first validates the skills for the agent that consumes it (claude-code,
 /// agentskills, claude-ai) as well as the project's targets, and packs them through the one
 /// pipeline `skillpkg package` uses. Publishing the same version twice changes nothing and
 /// says so; the same version with other contents is refused (versions are immutable).
@@ -70,9 +69,9 @@ pub enum SourceKind {
   skillpkg publish skills/pdf-forms                  # to the registry, the version SKILL.md gives
   skillpkg publish skills/pdf-forms --version 1.2.0
   skillpkg publish . --dry-run                       # everything but the upload
-  skillpkg publish skills/* --to claude-marketplace --marketplace ../my-marketplace --plugin pdf-tools
+  skillpkg publish skills/* --to claude-marketplace --marketplace ../mkt --plugin pdf
   skillpkg publish skills/* --to well-known --site public
-  ANTHROPIC_API_KEY=... skillpkg publish skills/pdf-forms --to anthropic",
+  skillpkg publish skills/pdf-forms --to anthropic     # with ANTHROPIC_API_KEY set",
     disable_version_flag = true
 )]
 #[expect(
@@ -197,10 +196,7 @@ pub fn publish(args: PublishArgs, printer: Printer) -> anyhow::Result<ExitStatus
     let needs_version = destinations
         .iter()
         .any(|destination| *destination != Destination::WellKnown);
-    let max_upload = plan
-        .anthropic
-        .as_ref()
-        .map_or(claude_ai::MAX_UPLOAD_BYTES, |options| options.max_bytes);
+    let max_upload = claude_ai::MAX_UPLOAD_BYTES;
     let mut skills = Vec::new();
     for path in &paths {
         skills.push(prepare(
@@ -689,6 +685,14 @@ fn publish_anthropic(
                 "{what} is already published to the Skills API, with the same contents; nothing changed"
             )?;
         } else if args.dry_run {
+            if published.lookup_first {
+                writeln!(
+                    err,
+                    "Dry run: no skill id is recorded in {}; would first look for a skill named `{}` (GET /v1/skills?source=custom), and add a version to it if found",
+                    plan.state_file.display(),
+                    skill.name
+                )?;
+            }
             for request in &published.requests {
                 writeln!(err, "Dry run: would send {request}")?;
             }

@@ -112,6 +112,20 @@ fn update_one(
     } else {
         name.to_owned()
     };
+    if let Some(source) = &current.source {
+        let again = match &current.plugin {
+            Some(plugin) => format!(
+                "skillpkg install --from-marketplace {} {plugin}",
+                current.registry
+            ),
+            None => format!("skillpkg install --from {} {name}", current.registry),
+        };
+        report.warn(format!(
+            "{label} came from a {source} source, which offers one version; to take what it offers now, run `{again}`"
+        ))?;
+        report.record(&current, Some(&current.version), "up-to-date");
+        return Ok(false);
+    }
     let client = client_for(&current.registry, None)?;
     let skill = client.info(name).map_err(client_error)?;
     if skill.name != name {
