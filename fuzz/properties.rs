@@ -408,3 +408,40 @@ pub(crate) fn marketplace_json(bytes: &[u8]) {
     assert!(existed, "{edited:?}");
     assert_eq!(again, edited, "a second edit changed the text");
 }
+
+/// Any bytes as a tar stream: unpacking never panics, never writes outside its folder, keeps
+/// to its limits, and a refusal leaves nothing behind.
+pub(crate) fn tar_extract(bytes: &[u8]) {
+    let work = tempfile::tempdir_in(
+        std::env::var_os("SKILLPKG_FUZZ_TMP").unwrap_or_else(|| std::env::temp_dir().into()),
+    )
+    .expect("a temporary folder");
+    let out = work.path().join("out");
+    let limits = Limits {
+        max_bytes: 1024 * 1024,
+        max_files: 64,
+        ..Limits::default()
+    };
+    match skillpkg::pack::tar::unpack(bytes, &out, &limits) {
+        Ok(files) => {
+            assert!(files.len() <= limits.max_files);
+            let mut written = Vec::new();
+            walk(&out, &mut written);
+            for path in &written {
+                assert!(path.starts_with(&out), "{} is outside", path.display());
+            }
+            for file in &files {
+                assert!(
+                    out.join(file).is_file(),
+                    "{file} was reported but not written"
+                );
+            }
+        }
+        Err(_) => assert!(!out.exists(), "a refused archive left its folder"),
+    }
+    let mut everything = Vec::new();
+    walk(work.path(), &mut everything);
+    for path in everything {
+        assert!(path.starts_with(work.path()));
+    }
+}

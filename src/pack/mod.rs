@@ -6,6 +6,7 @@ pub mod build;
 pub mod central;
 pub mod extract;
 pub mod select;
+pub mod tar;
 
 /// Whether `name` can name a skill's folder wherever an archive is unpacked or installed: the
 /// spec's name format (lowercase ASCII letters, digits and single hyphens, at most 64

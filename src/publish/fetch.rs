@@ -348,6 +348,7 @@ pub fn site_skill(site: &Site, name: &str, into: &Path) -> Result<Fetched, Error
             } else {
                 unpack(&url, &bytes, &content_type, name, into)?;
             }
+            check_name(&dir, name, &url)?;
             Ok(Fetched {
                 name: name.to_owned(),
                 dir,
@@ -375,6 +376,7 @@ pub fn site_skill(site: &Site, name: &str, into: &Path) -> Result<Fetched, Error
                 fs_err::create_dir_all(crate::fsx::parent_or_dot(&path))?;
                 fs_err::write(&path, &bytes)?;
             }
+            check_name(&dir, name, &site.index_url)?;
             Ok(Fetched {
                 name: name.to_owned(),
                 dir,
@@ -411,10 +413,17 @@ fn unpack(
             .is_some_and(|ext| ext.eq_ignore_ascii_case("gz") || ext.eq_ignore_ascii_case("tgz"))
         || bytes.starts_with(&[0x1f, 0x8b]);
     if gzip && !bytes.starts_with(b"PK") {
-        return Err(Error::refused(
-            format!("{url} is a tar.gz archive, which skillpkg does not unpack yet"),
-            "ask the site's owner for a zip (`skillpkg publish --to well-known` writes zips)",
-        ));
+        let limits = extract::Limits {
+            max_bytes: MAX_ARCHIVE_BYTES,
+            max_files: MAX_ARCHIVE_FILES,
+            ..extract::Limits::default()
+        };
+        // Headers and padding add at most a few blocks per file to what the limits count.
+        let cap = MAX_ARCHIVE_BYTES + (MAX_ARCHIVE_FILES as u64 * 3 + 16) * 2048;
+        let stream = flate2::read::MultiGzDecoder::new(bytes).take(cap);
+        crate::pack::tar::unpack(stream, &into.join(name), &limits)
+            .map_err(|error| Error::refused(format!("{url}: {error}"), "nothing was installed"))?;
+        return Ok(());
     }
     let file = into.join(".artifact.zip");
     fs_err::write(&file, bytes)?;
@@ -491,6 +500,10 @@ pub fn marketplace(location: &str) -> Result<Marketplace, Error> {
 
 /// `git clone --depth 1 URL into/repo`, with no prompts and a time limit.
 fn git_clone(url: &str, into: &Path) -> Result<(), Error> {
+    // git's messages go to a file, not a pipe: a pipe nobody reads until git exits could fill
+    // and stall it.
+    let log_path = into.join("git.log");
+    let log = fs_err::File::create(&log_path)?;
     let mut child = std::process::Command::new("git")
         .args([
             "-c",
@@ -508,7 +521,7 @@ fn git_clone(url: &str, into: &Path) -> Result<(), Error> {
         .env("GIT_TERMINAL_PROMPT", "0")
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::from(log.into_parts().0))
         .spawn()
         .map_err(|error| Error::failed(format!("cannot run git: {error}"), "install git"))?;
     let deadline = Instant::now() + CLONE_TIMEOUT;
@@ -517,10 +530,9 @@ fn git_clone(url: &str, into: &Path) -> Result<(), Error> {
             if status.success() {
                 return Ok(());
             }
-            let mut stderr = String::new();
-            if let Some(mut pipe) = child.stderr.take() {
-                let _ = pipe.by_ref().take(8192).read_to_string(&mut stderr);
-            }
+            let stderr = crate::fsx::read_capped(&log_path, 1 << 20)
+                .map(|bytes| String::from_utf8_lossy(&bytes[..bytes.len().min(8192)]).into_owned())
+                .unwrap_or_default();
             return Err(Error::failed(
                 format!("git clone {url} failed: {}", stderr.trim()),
                 "check the URL and that you can clone it",
@@ -642,17 +654,28 @@ fn plugin_skills(market: &Marketplace, plugin: &Value) -> Result<Plugin, Error> 
     });
     let mut skills = Vec::new();
     let skills_dir = dir.join("skills");
-    if skills_dir.is_dir() {
+    // Only real folders: a link (to `skills/`, or to a skill) could point anywhere on the
+    // installer's machine.
+    let is_folder = |path: &Path| std::fs::symlink_metadata(path).is_ok_and(|meta| meta.is_dir());
+    if is_folder(&skills_dir) {
         for entry in fs_err::read_dir(&skills_dir)? {
             let entry = entry?;
             let skill_name = entry.file_name().to_string_lossy().into_owned();
+            let path = entry.path();
             if entry.file_type()?.is_dir()
-                && entry.path().join("SKILL.md").is_file()
+                && is_folder(&path)
+                && fs_err::canonicalize(&path).is_ok_and(|real| real.starts_with(&real_root))
+                && path.join("SKILL.md").is_file()
                 && crate::pack::valid_skill_name(&skill_name)
             {
-                skills.push((skill_name, entry.path()));
+                skills.push((skill_name, path));
             }
         }
+    } else if skills_dir.exists() {
+        return Err(Error::refused(
+            format!("plugin `{name}`: its skills/ is not a folder (a symbolic link?)"),
+            "",
+        ));
     }
     skills.sort();
     Ok(Plugin {
@@ -662,10 +685,34 @@ fn plugin_skills(market: &Marketplace, plugin: &Value) -> Result<Plugin, Error> 
     })
 }
 
+/// Refuses a skill whose SKILL.md names another skill than the one it is installed as.
+fn check_name(dir: &Path, name: &str, what: &str) -> Result<(), Error> {
+    let skill = crate::skill::Skill::load(&dir.join("SKILL.md")).map_err(|error| {
+        Error::refused(format!("{what}: cannot read its SKILL.md: {error}"), "")
+    })?;
+    let written = skill
+        .reading()
+        .and_then(|reading| reading.doc.as_ref())
+        .and_then(|doc| doc.name.as_deref())
+        .and_then(|field| field.value.as_ref().ok())
+        .map(|value| value.trim().to_owned());
+    match written {
+        Some(written) if written == name => Ok(()),
+        other => Err(Error::refused(
+            format!(
+                "{what}: its SKILL.md is named `{}`, not `{name}`; nothing was installed",
+                other.unwrap_or_default().escape_debug()
+            ),
+            "report it to whoever publishes it",
+        )),
+    }
+}
+
 /// Copies the skill in `source` (the files `skillpkg package` would pack) into `into/<name>`.
 pub fn copy_skill(source: &Path, name: &str, into: &Path) -> Result<Fetched, Error> {
     let files = crate::pack::select::select(source)
         .map_err(|error| Error::refused(format!("{}: {error}", source.display()), error.hint()))?;
+    check_name(source, name, &source.display().to_string())?;
     let dir = into.join(name);
     let placed: Vec<super::Placed<'_>> = files
         .iter()

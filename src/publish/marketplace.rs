@@ -18,7 +18,7 @@
 //! other byte stays as the author wrote it.
 
 use std::fmt::Write as _;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
@@ -158,7 +158,7 @@ pub fn publish(skills: &[Prepared], options: &Options) -> Result<Report, Error> 
     }
     let relative = plugin_folder(manifest.entry.as_ref(), options, &manifest_path)?;
     let plugin_dir = options.dir.join(&relative);
-    check_inside(&options.dir, &relative)?;
+    super::check_no_links(&options.dir, &relative)?;
     let plugin_json_path = plugin_dir.join(".claude-plugin/plugin.json");
     let is_archive = matches!(options.source, Source::Archive { .. });
     // An archive source's plugin.json lives in the zip only.
@@ -169,7 +169,8 @@ pub fn publish(skills: &[Prepared], options: &Options) -> Result<Report, Error> 
     };
     let listed_version = listed_version(manifest.entry.as_ref(), plugin_json.as_deref())?;
     let plugin_json_after = plugin_manifest(plugin_json.as_deref(), skills, options, &manifest)?;
-    let (archive, source) = archive_source(skills, options, &plugin_json_after)?;
+    let (archive, source) = archive_source(skills, options, &plugin_json_after, &relative)?;
+    check_paths(skills, options, &relative, archive.as_ref())?;
     let same_contents = match &archive {
         Some((path, bytes)) => {
             crate::fsx::read_capped(&options.dir.join(path), bytes.len() as u64 + 1)
@@ -509,37 +510,6 @@ fn plugin_folder(
     }
 }
 
-/// Refuses a plugin folder that climbs out of the marketplace or passes through a symbolic
-/// link (which could point anywhere).
-fn check_inside(root: &Path, relative: &Path) -> Result<(), Error> {
-    let mut here = root.to_path_buf();
-    for component in relative.components() {
-        match component {
-            Component::Normal(part) => here.push(part),
-            Component::CurDir => continue,
-            _ => {
-                return Err(Error::refused(
-                    format!(
-                        "the plugin folder `{}` leaves the marketplace",
-                        relative.display()
-                    ),
-                    "point the entry's source inside the marketplace",
-                ));
-            }
-        }
-        if std::fs::symlink_metadata(&here).is_ok_and(|meta| meta.file_type().is_symlink()) {
-            return Err(Error::refused(
-                format!(
-                    "{} is a symbolic link; skillpkg does not write through links",
-                    here.display()
-                ),
-                "replace it with a folder",
-            ));
-        }
-    }
-    Ok(())
-}
-
 /// The version the marketplace lists for the plugin: `plugin.json`'s, which Claude Code
 /// installs, else the entry's.
 fn listed_version(
@@ -648,9 +618,17 @@ fn archive_source(
     skills: &[Prepared],
     options: &Options,
     plugin_json: &str,
+    relative: &Path,
 ) -> Result<(Option<Archive>, Value), Error> {
     let Source::Archive { base_url } = &options.source else {
-        return Ok((None, Value::String(format!("./plugins/{}", options.plugin))));
+        // The folder the entry already names, else plugins/<plugin>.
+        let path = relative.to_string_lossy().replace('\\', "/");
+        let path = if path.is_empty() || path == "." {
+            "./".to_owned()
+        } else {
+            format!("./{path}")
+        };
+        return Ok((None, Value::String(path)));
     };
     let scratch = tempfile::tempdir()?;
     let manifest = scratch.path().join("plugin.json");
@@ -683,6 +661,28 @@ fn archive_source(
         Some((PathBuf::from("archives").join(file_name), bytes)),
         source,
     ))
+}
+
+/// Refuses to write through a symbolic link, or into `.git`, anywhere below the marketplace.
+fn check_paths(
+    skills: &[Prepared],
+    options: &Options,
+    relative: &Path,
+    archive: Option<&Archive>,
+) -> Result<(), Error> {
+    let mut paths = vec![PathBuf::from(MANIFEST)];
+    if let Some((path, _)) = archive {
+        paths.push(path.clone());
+    } else {
+        paths.push(relative.join(".claude-plugin/plugin.json"));
+        for skill in skills {
+            paths.push(relative.join("skills").join(&skill.name));
+        }
+    }
+    for path in paths {
+        super::check_no_links(&options.dir, &path)?;
+    }
+    Ok(())
 }
 
 /// The entry's fields skillpkg sets, in the order a new entry lists them.

@@ -182,12 +182,67 @@ fn is_executable(_path: &std::path::Path) -> bool {
     false
 }
 
+/// Refuses to write `relative` under `root` when it, or a folder on the way below `root`, is
+/// a symbolic link (which could point anywhere), or passes through a `.git` folder. `root`
+/// itself, which the user named, may be a link.
+pub(crate) fn check_no_links(
+    root: &std::path::Path,
+    relative: &std::path::Path,
+) -> Result<(), Error> {
+    let mut here = root.to_path_buf();
+    for component in relative.components() {
+        let std::path::Component::Normal(part) = component else {
+            return Err(Error::refused(
+                format!("`{}` leaves {}", relative.display(), root.display()),
+                "",
+            ));
+        };
+        if part == ".git" {
+            return Err(Error::refused(
+                format!(
+                    "`{}` is inside a .git folder; skillpkg does not write there",
+                    relative.display()
+                ),
+                "",
+            ));
+        }
+        here.push(part);
+        if std::fs::symlink_metadata(&here).is_ok_and(|meta| meta.file_type().is_symlink()) {
+            return Err(Error::refused(
+                format!(
+                    "{} is a symbolic link; skillpkg does not write through links",
+                    here.display()
+                ),
+                "replace it with a folder (or file), then publish again",
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Removes what interrupted runs of [`replace_folder`] left beside `dest`.
+fn sweep(parent: &std::path::Path) {
+    let Ok(entries) = fs_err::read_dir(parent) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        if (name.starts_with(".skillpkg-new-") || name.starts_with(".skillpkg-old-"))
+            && entry.file_type().is_ok_and(|kind| kind.is_dir())
+        {
+            let _ = fs_err::remove_dir_all(entry.path());
+        }
+    }
+}
+
 /// Replaces the folder `dest` with one holding exactly `files`: they are copied into a new
 /// folder beside it, which then takes its place, so a reader sees the old folder or the new
 /// one, and an interrupted run leaves at most a `.skillpkg-` folder beside it.
 pub(crate) fn replace_folder(dest: &std::path::Path, files: &[Placed<'_>]) -> std::io::Result<()> {
     let parent = crate::fsx::parent_or_dot(dest);
     fs_err::create_dir_all(parent)?;
+    sweep(parent);
     let staging = tempfile::Builder::new()
         .prefix(".skillpkg-new-")
         .tempdir_in(parent)?;

@@ -192,8 +192,13 @@ pub fn publish(skills: &[Prepared], site: &Path, dry_run: bool) -> Result<Report
         index: pretty(&index)?,
         legacy_index: pretty(&legacy)?,
     };
+    let paths = checked_paths(site, &artifacts)?;
     if dry_run || report.unchanged() {
         return Ok(report);
+    }
+    // Every folder first: a path that cannot be made fails before any file changes.
+    for path in &paths {
+        fs_err::create_dir_all(crate::fsx::parent_or_dot(&site.join(path)))?;
     }
     write_site(
         site,
@@ -204,6 +209,22 @@ pub fn publish(skills: &[Prepared], site: &Path, dry_run: bool) -> Result<Report
         ],
     )?;
     Ok(report)
+}
+
+/// Every path a publish writes, each checked: no symbolic link on the way, nothing in `.git`.
+fn checked_paths(
+    site: &Path,
+    artifacts: &[(&Prepared, Artifact, PathBuf)],
+) -> Result<Vec<PathBuf>, Error> {
+    let mut paths = vec![PathBuf::from(INDEX), PathBuf::from(LEGACY_INDEX)];
+    for (skill, artifact, _) in artifacts {
+        paths.push(artifact.path.clone());
+        paths.push(PathBuf::from(".well-known/skills").join(&skill.name));
+    }
+    for path in &paths {
+        super::check_no_links(site, path)?;
+    }
+    Ok(paths)
 }
 
 /// Writes the artifacts and legacy folders of the skills that changed, then the indexes (last,

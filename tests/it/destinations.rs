@@ -724,3 +724,184 @@ fn install_from_a_marketplace_takes_a_plugins_skills() {
     assert_eq!(code, 1, "{stderr}");
     assert!(stderr.contains("its plugins: docs-kit"), "{stderr}");
 }
+
+#[cfg(unix)]
+#[test]
+fn nothing_is_written_or_read_through_a_symbolic_link() {
+    use std::os::unix::fs::symlink;
+    let context = TestContext::new();
+    skills(&context);
+    let outside = context.root().join("outside");
+    fs_err::create_dir_all(&outside).unwrap();
+    // Publishing: a link anywhere below the site or the marketplace is refused, before writing.
+    fs_err::create_dir_all(context.root().join("site")).unwrap();
+    symlink(&outside, context.root().join("site/.well-known")).unwrap();
+    let (code, _, stderr) = run(publish(
+        &context,
+        &["skills/pdf-forms", "--to", "well-known", "--site", "site"],
+    ));
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stderr.contains("symbolic link"), "{stderr}");
+    fs_err::create_dir_all(context.root().join("mkt/plugins/pdf-forms")).unwrap();
+    symlink(
+        &outside,
+        context.root().join("mkt/plugins/pdf-forms/skills"),
+    )
+    .unwrap();
+    let (code, _, stderr) = run(publish(
+        &context,
+        &[
+            "skills/pdf-forms",
+            "--to",
+            "claude-marketplace",
+            "--marketplace",
+            "mkt",
+            "--marketplace-name",
+            "acme",
+            "--owner",
+            "Acme",
+            "--no-git",
+        ],
+    ));
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stderr.contains("symbolic link"), "{stderr}");
+    assert_eq!(fs_err::read_dir(&outside).unwrap().count(), 0);
+    assert!(!context.root().join("mkt/.claude-plugin").exists());
+    // Installing: a marketplace whose skills/ leads elsewhere installs nothing from there.
+    context.skill(
+        "secret/private-skill",
+        "---\nname: private-skill\ndescription: Private. Use never.\n---\n\nSECRET\n",
+    );
+    context.write("evil/.claude-plugin/marketplace.json", "{\"name\": \"evil\", \"owner\": {\"name\": \"x\"}, \"plugins\": [{\"name\": \"a\", \"source\": \"./plugins/a\"}]}\n");
+    fs_err::create_dir_all(context.root().join("evil/plugins/a")).unwrap();
+    symlink(
+        context.root().join("secret"),
+        context.root().join("evil/plugins/a/skills"),
+    )
+    .unwrap();
+    fs_err::create_dir_all(context.root().join("project")).unwrap();
+    let mut command = context.command(&["install", "--from-marketplace", "../evil", "a"]);
+    command.current_dir(context.root().join("project"));
+    let (code, _, stderr) = run(command);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(
+        !context
+            .root()
+            .join("project/.claude/skills/private-skill")
+            .exists()
+    );
+}
+
+#[test]
+fn an_entrys_own_folder_is_kept_and_names_must_agree() {
+    let context = TestContext::new();
+    skills(&context);
+    context.write(
+        "mkt/.claude-plugin/marketplace.json",
+        "{\"name\": \"acme\", \"owner\": {\"name\": \"x\"}, \"description\": \"d\", \"plugins\": [{\"name\": \"pdf-forms\", \"source\": \"./custom/pdf\", \"version\": \"1.0.0\"}]}\n",
+    );
+    let (code, _, stderr) = run(publish(
+        &context,
+        &[
+            "skills/pdf-forms",
+            "--to",
+            "claude-marketplace",
+            "--marketplace",
+            "mkt",
+            "--no-git",
+        ],
+    ));
+    assert_eq!(code, 0, "{stderr}");
+    let manifest: serde_json::Value = serde_json::from_str(&read(
+        &context.root().join("mkt/.claude-plugin/marketplace.json"),
+    ))
+    .unwrap();
+    assert_eq!(manifest["plugins"][0]["source"], "./custom/pdf");
+    assert!(
+        context
+            .root()
+            .join("mkt/custom/pdf/skills/pdf-forms/SKILL.md")
+            .is_file()
+    );
+    // A site whose index names a skill its SKILL.md does not is refused.
+    let (code, _, stderr) = run(publish(
+        &context,
+        &[
+            "skills/release-notes",
+            "--to",
+            "well-known",
+            "--site",
+            "site",
+        ],
+    ));
+    assert_eq!(code, 0, "{stderr}");
+    let index = context
+        .root()
+        .join("site/.well-known/agent-skills/index.json");
+    fs_err::write(
+        &index,
+        read(&index).replace("\"name\": \"release-notes\"", "\"name\": \"other-name\""),
+    )
+    .unwrap();
+    let url = serve(context.root().join("site"));
+    fs_err::create_dir_all(context.root().join("project")).unwrap();
+    let mut command = context.command(&["install", "--from", &url, "other-name"]);
+    command.current_dir(context.root().join("project"));
+    let (code, _, stderr) = run(command);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(
+        stderr.contains("is named `release-notes`, not `other-name`"),
+        "{stderr}"
+    );
+    assert!(
+        !context
+            .root()
+            .join("project/.claude/skills/other-name")
+            .exists()
+    );
+}
+
+/// A `.tar.gz` artifact, as other publishers serve them (the RFC's own example), made by
+/// Python's tarfile: installed like a zip, every digest checked.
+#[test]
+fn install_from_a_site_unpacks_a_tar_gz() {
+    let context = TestContext::new();
+    context.skill("src/wrangler", "---\nname: wrangler\ndescription: Deploys Workers projects. Use when the user asks to deploy a Worker.\n---\n\n# Wrangler\n\nRun scripts/deploy.sh.\n");
+    context.write("src/wrangler/scripts/deploy.sh", "#!/bin/sh\necho deploy\n");
+    let archive = context
+        .root()
+        .join("site/.well-known/agent-skills/wrangler.tar.gz");
+    fs_err::create_dir_all(archive.parent().unwrap()).unwrap();
+    let script = "import sys,tarfile\nwith tarfile.open(sys.argv[1], 'w:gz', format=tarfile.PAX_FORMAT) as t:\n    t.add(sys.argv[2] + '/SKILL.md', 'SKILL.md')\n    t.add(sys.argv[2] + '/scripts', 'scripts')\n";
+    let output = Command::new("python3")
+        .args(["-c", script])
+        .arg(&archive)
+        .arg(context.root().join("src/wrangler"))
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let digest = sha256_hex(&fs_err::read(&archive).unwrap());
+    context.write(
+        "site/.well-known/agent-skills/index.json",
+        format!("{{\"$schema\": \"https://schemas.agentskills.io/discovery/0.2.0/schema.json\", \"skills\": [{{\"name\": \"wrangler\", \"type\": \"archive\", \"description\": \"Deploys Workers projects.\", \"url\": \"/.well-known/agent-skills/wrangler.tar.gz\", \"digest\": \"sha256:{digest}\"}}]}}\n"),
+    );
+    let url = serve(context.root().join("site"));
+    fs_err::create_dir_all(context.root().join("project")).unwrap();
+    let mut command = context.command(&["install", "--from", &url]);
+    command.current_dir(context.root().join("project"));
+    let (code, _, stderr) = run(command);
+    assert_eq!(code, 0, "{stderr}");
+    let installed = context.root().join("project/.claude/skills/wrangler");
+    assert_eq!(
+        read(&installed.join("scripts/deploy.sh")),
+        "#!/bin/sh\necho deploy\n"
+    );
+    assert_eq!(
+        read(&installed.join("SKILL.md")),
+        read(&context.root().join("src/wrangler/SKILL.md"))
+    );
+}

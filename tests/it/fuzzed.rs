@@ -41,6 +41,7 @@ fn every_crash_found_stays_fixed() {
         replay("lockfile", properties::lockfile),
         replay("markdown", properties::markdown),
         replay("marketplace_json", properties::marketplace_json),
+        replay("tar_extract", properties::tar_extract),
     ];
     assert!(
         replayed.iter().sum::<usize>() >= 2,

@@ -37,9 +37,9 @@ pub(super) fn install(
         }
         (Origin::Site(site), url, SOURCE_WELL_KNOWN)
     } else if let Some(location) = &args.from_marketplace {
-        let location = marketplace_location(location, scope)?;
-        let market = fetch::marketplace(&location).map_err(destination_error)?;
-        (Origin::Marketplace(market), location, SOURCE_MARKETPLACE)
+        let (open, recorded) = marketplace_location(location, scope)?;
+        let market = fetch::marketplace(&open).map_err(destination_error)?;
+        (Origin::Marketplace(market), recorded, SOURCE_MARKETPLACE)
     } else {
         return Ok(());
     };
@@ -77,20 +77,60 @@ pub(super) fn install(
     result
 }
 
-/// A marketplace location as skills.lock records it: a git URL as given, a folder made
-/// absolute.
-fn marketplace_location(location: &str, scope: &Scope) -> anyhow::Result<String> {
+/// A marketplace location, as opened and as skills.lock records it: a git URL as given; a
+/// folder made absolute to open it, and recorded relative to the project root (so that the
+/// lockfile works in every clone), or absolute for `--global`.
+fn marketplace_location(location: &str, scope: &Scope) -> anyhow::Result<(String, String)> {
     if fetch::is_git_url(location) {
-        return Ok(location.to_owned());
+        return Ok((location.to_owned(), location.to_owned()));
     }
     let absolute = crate::check::config::lexical_absolute(&scope.cwd, Path::new(location));
-    absolute.to_str().map(str::to_owned).ok_or_else(|| {
-        UserError {
-            message: format!("`{location}` is not a UTF-8 path"),
-            hints: vec![],
-        }
-        .into()
-    })
+    let not_utf8 = || UserError {
+        message: format!("`{location}` is not a UTF-8 path"),
+        hints: vec![],
+    };
+    let open = absolute.to_str().ok_or_else(not_utf8)?.to_owned();
+    if scope.global {
+        return Ok((open.clone(), open));
+    }
+    let relative = relative_to(&scope.root, &absolute);
+    let recorded = relative.to_str().ok_or_else(not_utf8)?.replace('\\', "/");
+    Ok((
+        open,
+        if recorded.is_empty() {
+            ".".to_owned()
+        } else {
+            recorded
+        },
+    ))
+}
+
+/// `path` relative to `base` (both absolute and normalised), climbing with `..` as needed.
+fn relative_to(base: &Path, path: &Path) -> std::path::PathBuf {
+    let base: Vec<_> = base.components().collect();
+    let path: Vec<_> = path.components().collect();
+    let common = base.iter().zip(&path).take_while(|(a, b)| a == b).count();
+    let mut relative = std::path::PathBuf::new();
+    for _ in common..base.len() {
+        relative.push("..");
+    }
+    for part in &path[common..] {
+        relative.push(part);
+    }
+    relative
+}
+
+/// Where a skills.lock entry's marketplace is: a git URL, or a folder relative to the project
+/// root.
+fn recorded_location(entry: &Locked, scope: &Scope) -> String {
+    if fetch::is_git_url(&entry.registry) || Path::new(&entry.registry).is_absolute() {
+        return entry.registry.clone();
+    }
+    scope
+        .root
+        .join(&entry.registry)
+        .to_string_lossy()
+        .into_owned()
 }
 
 /// Fetches what `name` names into staging folders (kept alive by the returned values' dirs'
@@ -305,12 +345,6 @@ pub(super) fn from_lock(
     scope: &Scope,
     report: &mut Report,
 ) -> anyhow::Result<super::install::Placed> {
-    let origin = match entry.source.as_deref() {
-        Some(SOURCE_WELL_KNOWN) => {
-            Origin::Site(fetch::site(&entry.registry).map_err(destination_error)?)
-        }
-        _ => Origin::Marketplace(fetch::marketplace(&entry.registry).map_err(destination_error)?),
-    };
     // The folder may already hold exactly the locked files: then nothing is fetched.
     if matches!(
         super::install::ownership(&scope.root.join(entry.folder()), entry, Some(entry))?,
@@ -318,6 +352,14 @@ pub(super) fn from_lock(
     ) {
         return Ok(super::install::Placed::UpToDate);
     }
+    let origin = match entry.source.as_deref() {
+        Some(SOURCE_WELL_KNOWN) => {
+            Origin::Site(fetch::site(&entry.registry).map_err(destination_error)?)
+        }
+        _ => Origin::Marketplace(
+            fetch::marketplace(&recorded_location(entry, scope)).map_err(destination_error)?,
+        ),
+    };
     let wanted = entry.plugin.clone().unwrap_or_else(|| entry.name.clone());
     let fetched = fetch_named(&origin, &wanted, scope)?;
     let Some((staged, _)) = fetched
