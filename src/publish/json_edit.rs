@@ -897,9 +897,12 @@ impl<'a> Document<'a> {
                 self.comma.clone()
             }
         };
-        let indent = separator
-            .rfind('\n')
-            .map(|newline| separator[newline + 1..].to_owned());
+        // The indentation of the item's line: its leading whitespace only (a comma-first
+        // layout puts `,` there too).
+        let indent = separator.rfind('\n').map(|newline| {
+            let line = &separator[newline + 1..];
+            line[..line.len() - line.trim_start().len()].to_owned()
+        });
         Slot {
             start: last_end,
             end: last_end,
@@ -1322,6 +1325,19 @@ mod tests {
             set_fields(r#"{"a":1}"#, &[], &[("owner", &owner)]).unwrap(),
             r#"{"a":1,"owner":{"name":"Acme","url":"https://acme.example"}}"#
         );
+    }
+
+    #[test]
+    fn a_comma_first_layout_gets_valid_json() {
+        // Found by the fuzzer: the indentation taken from `\n    ,    ` kept the comma.
+        let text = "{\n    \"plugins\": [\n        {\n            \"name\": \"a\"\n        }\n    ,    {\n            \"name\": \"b\"\n        }  ]\n}\n";
+        let (edited, existed) = add_new_skill(text);
+        assert!(!existed);
+        let value: Value = serde_json::from_str(&edited).unwrap();
+        assert_eq!(value["plugins"][2]["name"], "new-skill");
+        let (again, existed) = add_new_skill(&edited);
+        assert!(existed);
+        assert_eq!(again, edited);
     }
 
     #[test]
