@@ -165,7 +165,7 @@ pub fn publish(skills: &[Prepared], options: &Options) -> Result<Report, Error> 
     let plugin_json = if is_archive {
         None
     } else {
-        read_json_file(&plugin_json_path)?
+        super::read_json_text(&plugin_json_path)?
     };
     let listed_version = listed_version(manifest.entry.as_ref(), plugin_json.as_deref())?;
     let plugin_json_after = plugin_manifest(plugin_json.as_deref(), skills, options, &manifest)?;
@@ -305,7 +305,7 @@ fn check_names(skills: &[Prepared], options: &Options) -> Result<(), Error> {
 
 /// Reads `marketplace.json` when it exists: its name and the plugin's entry.
 fn read_manifest(path: &Path, plugin: &str) -> Result<Option<Manifest>, Error> {
-    let Some(text) = read_json_file(path)? else {
+    let Some(text) = super::read_json_text(path)? else {
         return Ok(None);
     };
     let value: Value = serde_json::from_str(&text).map_err(|error| {
@@ -435,25 +435,6 @@ fn to_pretty(value: &Value) -> String {
     }
     out.push('}');
     out
-}
-
-/// Reads a JSON file skillpkg edits: `None` when it does not exist; capped, regular files only.
-fn read_json_file(path: &Path) -> Result<Option<String>, Error> {
-    match std::fs::symlink_metadata(path) {
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(error) => return Err(error.into()),
-        Ok(meta) if !meta.is_file() => {
-            return Err(Error::failed(
-                format!("{} is not a regular file", path.display()),
-                "replace it with the JSON file it should be",
-            ));
-        }
-        Ok(_) => {}
-    }
-    let text = crate::fsx::read_text_capped(path, super::MAX_MANIFEST_BYTES).map_err(|error| {
-        Error::failed(error.to_string(), "it must be UTF-8 JSON of at most 4 MiB")
-    })?;
-    Ok(Some(text))
 }
 
 /// The plugin's folder relative to the marketplace: the entry's `./` source when it has one,

@@ -85,6 +85,31 @@ impl From<std::io::Error> for Error {
 /// The largest file a destination's own files (an index, a manifest) may be when read back.
 pub(crate) const MAX_MANIFEST_BYTES: u64 = 4 * 1024 * 1024;
 
+/// Reads a JSON file a destination edits or merges (a marketplace.json, a plugin.json, an
+/// index): `None` when it does not exist; a regular file of at most [`MAX_MANIFEST_BYTES`]
+/// of UTF-8, else an error naming it.
+pub(crate) fn read_json_text(path: &std::path::Path) -> Result<Option<String>, Error> {
+    match std::fs::symlink_metadata(path) {
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(error) => {
+            return Err(Error::failed(
+                format!("cannot read {}: {error}", path.display()),
+                "",
+            ));
+        }
+        Ok(meta) if !meta.is_file() => {
+            return Err(Error::failed(
+                format!("{} is not a regular file", path.display()),
+                "replace it with the JSON file it should be",
+            ));
+        }
+        Ok(_) => {}
+    }
+    crate::fsx::read_text_capped(path, MAX_MANIFEST_BYTES)
+        .map(Some)
+        .map_err(|error| Error::failed(error.to_string(), "it must be UTF-8 JSON of at most 4 MiB"))
+}
+
 /// Whether `name` is kebab-case: lowercase ASCII letters and digits in words joined by single
 /// hyphens, 1 to 64 characters (the plugin and marketplace name rule, and the skill name rule).
 pub fn is_kebab_case(name: &str) -> bool {

@@ -417,23 +417,9 @@ fn read_legacy(path: &Path) -> Result<Option<LegacyIndex>, Error> {
 }
 
 fn read_json(path: &Path) -> Result<Option<Value>, Error> {
-    match std::fs::symlink_metadata(path) {
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(error) => return Err(error.into()),
-        Ok(meta) if !meta.is_file() => {
-            return Err(Error::failed(
-                format!("{} is not a regular file", path.display()),
-                "replace it with the index it should be",
-            ));
-        }
-        Ok(_) => {}
-    }
-    let text = crate::fsx::read_text_capped(path, super::MAX_MANIFEST_BYTES).map_err(|error| {
-        Error::failed(
-            error.to_string(),
-            "an index must be UTF-8 JSON of at most 4 MiB",
-        )
-    })?;
+    let Some(text) = super::read_json_text(path)? else {
+        return Ok(None);
+    };
     serde_json::from_str(&text).map(Some).map_err(|error| {
         Error::failed(
             format!(

@@ -4,6 +4,7 @@
 
 use std::path::Path;
 
+use super::destination_error;
 use super::install::{InstallArgs, Report, place_with};
 use super::project::Scope;
 use crate::commands::{Refusal, UserError};
@@ -395,15 +396,4 @@ pub(super) fn from_lock(
         copy_tree(&staged.dir, &target)?;
         Ok(target)
     })
-}
-
-fn destination_error(error: crate::publish::Error) -> anyhow::Error {
-    let hints: Vec<String> = Some(error.hint().to_owned())
-        .filter(|hint| !hint.is_empty())
-        .into_iter()
-        .collect();
-    match error {
-        crate::publish::Error::Refused { message, .. } => Refusal { message, hints }.into(),
-        crate::publish::Error::Failed { message, .. } => UserError { message, hints }.into(),
-    }
 }

@@ -162,6 +162,18 @@ fn required_token(registry: &str) -> anyhow::Result<String> {
     })
 }
 
+/// A destination's error as the command's: a refusal (exit 1) or a user error (exit 2).
+pub(super) fn destination_error(error: crate::publish::Error) -> anyhow::Error {
+    let hints: Vec<String> = Some(error.hint().to_owned())
+        .filter(|hint| !hint.is_empty())
+        .into_iter()
+        .collect();
+    match error {
+        crate::publish::Error::Refused { message, .. } => Refusal { message, hints }.into(),
+        crate::publish::Error::Failed { message, .. } => UserError { message, hints }.into(),
+    }
+}
+
 #[expect(
     clippy::needless_pass_by_value,
     reason = "called as `.map_err(client_error)`"

@@ -4,7 +4,7 @@
 use std::io::{IsTerminal as _, Write};
 use std::path::PathBuf;
 
-use super::{RegistryFlag, client_error, required_token};
+use super::{RegistryFlag, client_error, destination_error, required_token};
 use crate::agent::{Target, claude_ai};
 use crate::check::config::PublishConfig;
 use crate::commands::package;
@@ -13,6 +13,9 @@ use crate::output::{Printer, plural};
 use crate::pack::build;
 use crate::publish::{Prepared, anthropic, marketplace, well_known};
 use crate::registry::client::{Client, ClientError};
+
+/// The `--help` heading of the marketplace's options.
+const MARKETPLACE: &str = "Claude Code marketplace (--to claude-marketplace)";
 
 /// Where `publish` sends skills.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -101,7 +104,7 @@ pub struct PublishArgs {
     #[arg(
         long,
         value_name = "DIR",
-        help_heading = "Claude Code marketplace (--to claude-marketplace)"
+        help_heading = MARKETPLACE
     )]
     pub marketplace: Option<PathBuf>,
     /// The plugin to publish the skills in, kebab-case [default: `plugin` in [publish], else
@@ -109,21 +112,21 @@ pub struct PublishArgs {
     #[arg(
         long,
         value_name = "NAME",
-        help_heading = "Claude Code marketplace (--to claude-marketplace)"
+        help_heading = MARKETPLACE
     )]
     pub plugin: Option<String>,
     /// The marketplace's name, when its marketplace.json is created [default: the folder's name]
     #[arg(
         long,
         value_name = "NAME",
-        help_heading = "Claude Code marketplace (--to claude-marketplace)"
+        help_heading = MARKETPLACE
     )]
     pub marketplace_name: Option<String>,
     /// The marketplace's owner, when its marketplace.json is created [default: git's user.name]
     #[arg(
         long,
         value_name = "NAME",
-        help_heading = "Claude Code marketplace (--to claude-marketplace)"
+        help_heading = MARKETPLACE
     )]
     pub owner: Option<String>,
     /// How the marketplace entry points at the plugin
@@ -131,20 +134,20 @@ pub struct PublishArgs {
         long,
         value_enum,
         default_value_t,
-        help_heading = "Claude Code marketplace (--to claude-marketplace)"
+        help_heading = MARKETPLACE
     )]
     pub source: SourceKind,
     /// With --source archive: the https:// URL the marketplace's archives/ folder is served at
     #[arg(
         long,
         value_name = "URL",
-        help_heading = "Claude Code marketplace (--to claude-marketplace)"
+        help_heading = MARKETPLACE
     )]
     pub archive_url: Option<String>,
     /// Do not commit and tag `{plugin}--v{version}` when the marketplace is a git repository
     #[arg(
         long,
-        help_heading = "Claude Code marketplace (--to claude-marketplace)"
+        help_heading = MARKETPLACE
     )]
     pub no_git: bool,
     /// The static site's folder; the index goes in DIR/.well-known/agent-skills/ [default:
@@ -519,18 +522,6 @@ fn publish_registry(
         report_publish(name, version, result, printer)?;
     }
     Ok(ExitStatus::Success)
-}
-
-/// A destination's error as the command's: a refusal (exit 1) or a user error (exit 2).
-fn destination_error(error: crate::publish::Error) -> anyhow::Error {
-    let hints: Vec<String> = Some(error.hint().to_owned())
-        .filter(|hint| !hint.is_empty())
-        .into_iter()
-        .collect();
-    match error {
-        crate::publish::Error::Refused { message, .. } => Refusal { message, hints }.into(),
-        crate::publish::Error::Failed { message, .. } => UserError { message, hints }.into(),
-    }
 }
 
 /// One version for the plugin: --version, else the one every skill gives.
