@@ -44,11 +44,20 @@ const CONNECTIONS: usize = 64;
 const WARM_UP: Duration = Duration::from_secs(1);
 const MEASURE: Duration = Duration::from_secs(5);
 
+#[path = "../tests/it/registry/services.rs"]
+#[allow(dead_code, unreachable_pub)]
+mod services;
+
 fn main() {
     let skillpkg = env!("CARGO_BIN_EXE_skillpkg");
     let work = Path::new(env!("CARGO_TARGET_TMPDIR")).join("skillpkg-bench-registry");
     let _ = fs_err::remove_dir_all(&work);
     fs_err::create_dir_all(&work).expect("bench folder");
+    // `SKILLPKG_BENCH_SECTION=scaled` runs only the PostgreSQL + S3 comparison.
+    if std::env::var("SKILLPKG_BENCH_SECTION").as_deref() == Ok("scaled") {
+        scaled(skillpkg, &work);
+        return;
+    }
     let data = work.join("data");
 
     let (mut server, url) = start(skillpkg, &data);
@@ -127,6 +136,179 @@ fn main() {
 
     let _ = server.kill();
     let _ = server.wait();
+    scaled(skillpkg, &work);
+}
+
+/// The scaled back end beside the embedded one, each with one and then two server processes
+/// (sharing the stores; the load spread evenly over them), all on this machine with the load
+/// generator: metadata GETs and downloads at 64 connections, and 1,000 sequential publishes.
+/// Downloads run with `--download redirect`: on S3 the answer is a 307 to a presigned URL
+/// (the bytes never pass through the registry), on a folder the archive itself.
+#[allow(clippy::too_many_lines)] // one table, measured in order
+fn scaled(skillpkg: &str, work: &Path) {
+    let Some(services) = services::services("cargo bench --bench registry (PostgreSQL + S3)")
+    else {
+        return;
+    };
+    println!(
+        "\nPostgreSQL + S3 (s3s-fs) beside SQLite + a folder; registry CPU is user + system time of the server processes over the measured window"
+    );
+    for back_end in ["SQLite + folder", "PostgreSQL + S3"] {
+        for processes in [1, 2] {
+            let data = work.join(format!("scaled-{}-{processes}", back_end.len()));
+            let mut args: Vec<String> = vec!["--data".into(), data.display().to_string()];
+            let mut env = Vec::new();
+            if back_end.starts_with("PostgreSQL") {
+                let fresh = services.fresh();
+                args.extend([
+                    "--database".into(),
+                    fresh.database,
+                    "--blobs".into(),
+                    fresh.blobs,
+                ]);
+                env = fresh.env;
+            }
+            let servers: Vec<(Child, String)> = (0..processes)
+                .map(|_| start_on(skillpkg, &args, &env, &["--download", "redirect"]))
+                .collect();
+            let output = Command::new(skillpkg)
+                .args(["registry", "token", "create", "--user", "bench"])
+                .args(&args)
+                .envs(env.iter().map(|(k, v)| (k, v)))
+                .output()
+                .expect("create a token");
+            assert!(
+                output.status.success(),
+                "{}",
+                String::from_utf8_lossy(&output.stderr)
+            );
+            let token = String::from_utf8(output.stdout)
+                .expect("UTF-8")
+                .trim()
+                .to_owned();
+            let agent = agent();
+            let skill = work.join(format!("scaled-skill-{}-{processes}", back_end.len()));
+            let archive = pack(&skill, "1.0.0", 20 * 1024);
+            assert_eq!(
+                publish(&agent, &servers[0].1, &token, "bench", "1.0.0", &archive),
+                201
+            );
+            let addresses: Vec<String> = servers
+                .iter()
+                .map(|(_, url)| url.trim_start_matches("http://").to_owned())
+                .collect();
+            let pids: Vec<u32> = servers.iter().map(|(child, _)| child.id()).collect();
+            let label = format!(
+                "{back_end}, {processes} server{}",
+                if processes == 1 { "" } else { "s" }
+            );
+            let before = cpu_seconds(&pids);
+            let metadata = load_on(&addresses, "/api/v1/skills/bench", None, "200");
+            let cpu = cpu_seconds(&pids) - before;
+            metadata.print(&format!("{label}: metadata GET"), 8_000.0);
+            println!(
+                "    registry CPU {cpu:.1} s over {:.0} s wall",
+                (WARM_UP + MEASURE).as_secs_f64()
+            );
+            let redirect = if back_end.starts_with("PostgreSQL") {
+                "307"
+            } else {
+                "200"
+            };
+            let before = cpu_seconds(&pids);
+            let downloads = load_on(
+                &addresses,
+                "/api/v1/skills/bench/1.0.0/download",
+                None,
+                redirect,
+            );
+            let cpu = cpu_seconds(&pids) - before;
+            downloads.print(
+                &format!(
+                    "{label}: download ({})",
+                    if redirect == "307" {
+                        "307 to S3"
+                    } else {
+                        "archive from the folder"
+                    }
+                ),
+                5_000.0,
+            );
+            println!(
+                "    registry CPU {cpu:.1} s over {:.0} s wall",
+                (WARM_UP + MEASURE).as_secs_f64()
+            );
+            if processes == 1 {
+                let archives: Vec<(String, Vec<u8>)> = (1..=1000)
+                    .map(|i| {
+                        let version = format!("2.0.{i}");
+                        let bytes = pack(&skill, &version, 1024);
+                        (version, bytes)
+                    })
+                    .collect();
+                let before = cpu_seconds(&pids);
+                let started = Instant::now();
+                for (version, bytes) in &archives {
+                    let status = publish(&agent, &servers[0].1, &token, "bench", version, bytes);
+                    assert_eq!(status, 201, "publish {version}");
+                }
+                let elapsed = started.elapsed().as_secs_f64();
+                let cpu = cpu_seconds(&pids) - before;
+                println!(
+                    "{label}: 1,000 sequential publishes: {elapsed:.2} s ({:.1} ms each; target < 60 s) {}; registry CPU {cpu:.1} s",
+                    elapsed * 1000.0 / archives.len() as f64,
+                    verdict(elapsed < 60.0)
+                );
+            }
+            for (mut child, _) in servers {
+                let _ = child.kill();
+                let _ = child.wait();
+            }
+        }
+    }
+}
+
+/// User + system CPU seconds of the processes `pids` so far (Linux; 0 elsewhere).
+fn cpu_seconds(pids: &[u32]) -> f64 {
+    pids.iter()
+        .filter_map(|pid| fs_err::read_to_string(format!("/proc/{pid}/stat")).ok())
+        .filter_map(|stat| {
+            // Fields after the command name, which is in parentheses and may hold spaces.
+            let rest = stat.rsplit_once(')')?.1;
+            let fields: Vec<&str> = rest.split_whitespace().collect();
+            let user: f64 = fields.get(11)?.parse().ok()?;
+            let system: f64 = fields.get(12)?.parse().ok()?;
+            Some((user + system) / 100.0)
+        })
+        .sum()
+}
+
+/// Starts a registry with store `args` and `env`, plus `extra`.
+fn start_on(
+    skillpkg: &str,
+    args: &[String],
+    env: &[(String, String)],
+    extra: &[&str],
+) -> (Child, String) {
+    let mut child = Command::new(skillpkg)
+        .args(["registry", "serve", "--addr", "127.0.0.1:0"])
+        .args(args)
+        .args(extra)
+        .envs(env.iter().map(|(k, v)| (k, v)))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start the registry");
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().expect("stdout"))
+        .read_line(&mut line)
+        .expect("the registry's first line");
+    let url = line
+        .trim()
+        .strip_prefix("listening on ")
+        .expect("`listening on URL`")
+        .to_owned();
+    (child, url)
 }
 
 /// Search and the home page over many skills: `SCALE_SKILLS` more, whose descriptions share
@@ -469,11 +651,24 @@ impl<T: std::io::Read + std::io::Write + Send> Stream for T {}
 /// `CONNECTIONS` closed-loop connections (over TLS with `tls`) sending `GET path` for
 /// `WARM_UP` + `MEASURE`; only the requests that finish inside the measured window count.
 fn load(address: &str, path: &str, tls: Option<&Arc<rustls::ClientConfig>>) -> Load {
+    load_on(&[address.to_owned()], path, tls, "200")
+}
+
+/// [`load`] spread over `addresses` (connection `i` goes to address `i % n`), expecting the
+/// status `expected` (such as `307` for a redirect) on every answer.
+fn load_on(
+    addresses: &[String],
+    path: &str,
+    tls: Option<&Arc<rustls::ClientConfig>>,
+    expected: &str,
+) -> Load {
     let start = Instant::now() + WARM_UP;
     let end = start + MEASURE;
+    let status_line = format!("HTTP/1.1 {expected}");
     let threads: Vec<_> = (0..CONNECTIONS)
-        .map(|_| {
-            let address = address.to_owned();
+        .map(|index| {
+            let address = addresses[index % addresses.len()].clone();
+            let status_line = status_line.clone();
             let request = format!("GET {path} HTTP/1.1\r\nHost: {address}\r\n\r\n").into_bytes();
             let tls = tls.cloned();
             std::thread::spawn(move || {
@@ -510,7 +705,7 @@ fn load(address: &str, path: &str, tls: Option<&Arc<rustls::ClientConfig>>) -> L
                             break;
                         }
                         if line.starts_with("HTTP/1.1 ") {
-                            status_ok = line.starts_with("HTTP/1.1 200");
+                            status_ok = line.starts_with(&status_line);
                         } else if let Some((name, value)) = line.split_once(':')
                             && name.eq_ignore_ascii_case("content-length")
                         {
@@ -519,7 +714,7 @@ fn load(address: &str, path: &str, tls: Option<&Arc<rustls::ClientConfig>>) -> L
                     }
                     body.resize(length, 0);
                     reader.read_exact(&mut body).expect("read the body");
-                    assert!(status_ok, "a non-200 answer");
+                    assert!(status_ok, "an answer other than {status_line}");
                     let done = Instant::now();
                     if sent >= start && done <= end {
                         latencies.push(done.duration_since(sent).as_micros() as u32);

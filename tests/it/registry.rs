@@ -9,33 +9,91 @@ use std::process::{Child, Command, Stdio};
 use crate::common::{TestContext, pki, run};
 
 mod access;
+mod backends;
 mod client;
 mod hostile;
 mod pages;
+mod scaled;
 mod search;
+mod services;
+
+/// Where a test registry keeps its data: the embedded stores under `data`, or its own
+/// database and S3 prefix on the shared [`services`].
+#[derive(Clone, Debug)]
+pub(crate) struct Stores {
+    data: PathBuf,
+    pub(crate) scaled: Option<services::Scaled>,
+}
+
+impl Stores {
+    pub(crate) fn embedded(data: &Path) -> Self {
+        Self {
+            data: data.to_path_buf(),
+            scaled: None,
+        }
+    }
+
+    /// A fresh `PostgreSQL` database and S3 prefix, or `None` when the servers are missing
+    /// (see [`services::services`]).
+    pub(crate) fn scaled(data: &Path, test: &str) -> Option<Self> {
+        Some(Self {
+            data: data.to_path_buf(),
+            scaled: Some(services::services(test)?.fresh()),
+        })
+    }
+
+    /// `--data DATA` and, when scaled, `--database` and `--blobs`, with the S3 variables.
+    pub(crate) fn apply(&self, command: &mut Command) {
+        command.arg("--data").arg(&self.data);
+        if let Some(scaled) = &self.scaled {
+            command
+                .args(["--database", &scaled.database, "--blobs", &scaled.blobs])
+                .envs(scaled.env.iter().map(|(k, v)| (k, v)));
+        }
+    }
+
+    /// Where the archives are on disk: `DATA/blobs`, or the registry's prefix in the S3
+    /// server's folder.
+    pub(crate) fn blob_root(&self) -> PathBuf {
+        self.scaled.as_ref().map_or_else(
+            || self.data.join("blobs"),
+            |scaled| scaled.blob_root.clone(),
+        )
+    }
+}
 
 /// A running registry; killed when dropped.
 pub(crate) struct Registry {
     child: Child,
     pub(crate) url: String,
-    data: PathBuf,
+    stores: Stores,
 }
 
 impl Registry {
     /// Starts a registry serving HTTPS with the tests' certificate ([`pki`]).
     pub(crate) fn start(data: &Path, extra: &[&str]) -> Self {
-        Self::start_under(&[], data, &with_tls(extra))
+        Self::start_under(&[], &Stores::embedded(data), &with_tls(extra))
+    }
+
+    /// Starts a registry on `stores`, serving HTTPS.
+    pub(crate) fn start_on(stores: &Stores, extra: &[&str]) -> Self {
+        Self::start_under(&[], stores, &with_tls(extra))
     }
 
     /// Starts a registry serving plain HTTP: for tests of the HTTP layer itself, over raw
     /// sockets, and of proxies in front of the registry.
     pub(crate) fn start_plain(data: &Path, extra: &[&str]) -> Self {
-        Self::start_under(&[], data, extra)
+        Self::start_under(&[], &Stores::embedded(data), extra)
+    }
+
+    /// Starts a registry on `stores`, serving plain HTTP.
+    pub(crate) fn start_plain_on(stores: &Stores, extra: &[&str]) -> Self {
+        Self::start_under(&[], stores, extra)
     }
 
     /// Starts the registry as the last arguments of `wrapper` (a program that sets something up
     /// and then execs its arguments), or directly when `wrapper` is empty.
-    fn start_under(wrapper: &[&str], data: &Path, extra: &[&str]) -> Self {
+    fn start_under(wrapper: &[&str], stores: &Stores, extra: &[&str]) -> Self {
         let binary = insta_cmd::get_cargo_bin("skillpkg");
         let mut command = match wrapper.split_first() {
             Some((program, arguments)) => {
@@ -45,7 +103,8 @@ impl Registry {
             }
             None => Command::new(&binary),
         };
-        command.args(["registry", "serve", "--data"]).arg(data);
+        command.args(["registry", "serve"]);
+        stores.apply(&mut command);
         if !extra.contains(&"--addr") {
             command.args(["--addr", "127.0.0.1:0"]);
         }
@@ -67,7 +126,7 @@ impl Registry {
         Self {
             child,
             url,
-            data: data.to_path_buf(),
+            stores: stores.clone(),
         }
     }
 
@@ -77,12 +136,10 @@ impl Registry {
 
     /// A token for `user` made with `registry token create`'s `extra` options.
     pub(crate) fn token_with(&self, user: &str, extra: &[&str]) -> String {
-        let output = Command::new(insta_cmd::get_cargo_bin("skillpkg"))
-            .args(["registry", "token", "create", "--user", user, "--data"])
-            .arg(&self.data)
-            .args(extra)
-            .output()
-            .unwrap();
+        let mut command = Command::new(insta_cmd::get_cargo_bin("skillpkg"));
+        command.args(["registry", "token", "create", "--user", user]);
+        self.stores.apply(&mut command);
+        let output = command.args(extra).output().unwrap();
         assert!(
             output.status.success(),
             "{}",
@@ -91,22 +148,20 @@ impl Registry {
         String::from_utf8(output.stdout).unwrap().trim().to_owned()
     }
 
-    /// `skillpkg registry ARGS --data DATA`: (exit code, stdout, stderr).
+    /// `skillpkg registry ARGS --data DATA` (and the scaled stores): (exit code, stdout,
+    /// stderr).
     pub(crate) fn admin(&self, args: &[&str]) -> (i32, String, String) {
         let mut command = Command::new(insta_cmd::get_cargo_bin("skillpkg"));
-        command
-            .arg("registry")
-            .args(args)
-            .arg("--data")
-            .arg(&self.data);
+        command.arg("registry").args(args);
+        self.stores.apply(&mut command);
         run(command)
     }
 
     pub(crate) fn data(&self) -> &Path {
-        &self.data
+        &self.stores.data
     }
 
-    fn kill(&mut self) {
+    pub(crate) fn kill(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
@@ -210,303 +265,6 @@ pub(crate) fn packed(context: &TestContext, name: &str) -> Vec<u8> {
     fs_err::read(context.root().join(output)).unwrap()
 }
 
-#[allow(clippy::too_many_lines)] // one story, told in order
-#[test]
-fn publish_search_install_yank_and_reinstall_from_the_lockfile() {
-    let context = TestContext::new();
-    let registry = Registry::start(&context.root().join("data"), &[]);
-    let alice = registry.token("alice");
-    skill(&context, "notes", "1.0.0", "Version one.");
-
-    // login stores the token, 0600.
-    let mut login = context.client(&["login"]);
-    login
-        .env("SKILLPKG_REGISTRY", &registry.url)
-        .env("SKILLPKG_CONFIG_DIR", context.root().join("config"))
-        .env("SKILLPKG_TOKEN", &alice);
-    let (code, _, stderr) = run(login);
-    assert_eq!(code, 0, "{stderr}");
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt as _;
-        let mode = fs_err::metadata(context.root().join("config/credentials.toml"))
-            .unwrap()
-            .permissions()
-            .mode();
-        assert_eq!(mode & 0o777, 0o600);
-    }
-
-    let (code, stdout, stderr) = cli(&context, &registry, None, &["publish", "work/notes"]);
-    assert_eq!(code, 0, "{stderr}");
-    assert_eq!(stdout.trim(), format!("{}/skills/notes", registry.url));
-    // Same version, same contents: reported, exit 0. Different contents: refused, exit 1.
-    let (code, _, stderr) = cli(&context, &registry, None, &["publish", "work/notes"]);
-    assert_eq!(code, 0, "{stderr}");
-    assert!(stderr.contains("already published"), "{stderr}");
-    skill(&context, "notes", "1.0.0", "Changed text, same version.");
-    let (code, _, stderr) = cli(&context, &registry, None, &["publish", "work/notes"]);
-    assert_eq!(code, 1);
-    assert!(
-        stderr.contains("already exists") && stderr.contains("immutable"),
-        "{stderr}"
-    );
-    skill(&context, "notes", "1.1.0", "Version one point one.");
-    assert_eq!(
-        cli(&context, &registry, None, &["publish", "work/notes"]).0,
-        0
-    );
-
-    let (code, stdout, _) = cli(&context, &registry, None, &["search", "notes"]);
-    assert_eq!(code, 0);
-    assert!(
-        stdout.starts_with("notes 1.1.0 — Registry fixture notes."),
-        "{stdout}"
-    );
-
-    // Install into a project: the newest, verified, locked.
-    fs_err::create_dir_all(context.root().join("project")).unwrap();
-    let project = |args: &[&str]| {
-        let mut command = context.client(args);
-        command
-            .current_dir(context.root().join("project"))
-            .env("SKILLPKG_REGISTRY", &registry.url)
-            .env_remove("SKILLPKG_TOKEN");
-        run(command)
-    };
-    let (code, _, stderr) = project(&["install", "notes"]);
-    assert_eq!(code, 0, "{stderr}");
-    let installed =
-        fs_err::read_to_string(context.root().join("project/.claude/skills/notes/SKILL.md"))
-            .unwrap();
-    assert!(installed.contains("Version one point one."));
-    let lock = fs_err::read_to_string(context.root().join("project/skills.lock")).unwrap();
-    assert!(
-        lock.contains("name = \"notes\"\nversion = \"1.1.0\""),
-        "{lock}"
-    );
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt as _;
-        let mode = fs_err::metadata(context.root().join("project/skills.lock"))
-            .unwrap()
-            .permissions()
-            .mode();
-        assert_eq!(mode & 0o777, 0o644, "skills.lock is a shared project file");
-    }
-
-    // Yank 1.1.0: a fresh install picks 1.0.0; the lockfile still installs 1.1.0 exactly.
-    let (code, _, stderr) = cli(&context, &registry, Some(&alice), &["yank", "notes@1.1.0"]);
-    assert_eq!(code, 0, "{stderr}");
-    let (_, stdout, _) = cli(&context, &registry, None, &["info", "notes"]);
-    assert!(stdout.contains("1.1.0 (yanked)"), "{stdout}");
-    let (code, _, stderr) = project(&["install", "notes", "--locked"]);
-    assert_eq!(
-        code, 2,
-        "--locked refuses to move from 1.1.0 to 1.0.0: {stderr}"
-    );
-    fs_err::remove_dir_all(context.root().join("project/.claude")).unwrap();
-    let (code, _, stderr) = project(&["install"]);
-    assert_eq!(code, 0, "{stderr}");
-    assert!(
-        fs_err::read_to_string(context.root().join("project/.claude/skills/notes/SKILL.md"))
-            .unwrap()
-            .contains("Version one point one.")
-    );
-    let (code, _, stderr) = project(&["install", "notes@^1"]);
-    assert_eq!(code, 0, "{stderr}");
-    assert!(
-        fs_err::read_to_string(context.root().join("project/.claude/skills/notes/SKILL.md"))
-            .unwrap()
-            .contains("Version one.")
-    );
-    // An exact pin still gets a yanked version; --undo brings it back.
-    assert_eq!(project(&["install", "notes@1.1.0"]).0, 0);
-    assert_eq!(
-        cli(
-            &context,
-            &registry,
-            Some(&alice),
-            &["yank", "notes@1.1.0", "--undo"]
-        )
-        .0,
-        0
-    );
-    let (_, stdout, _) = cli(&context, &registry, None, &["info", "notes"]);
-    assert!(!stdout.contains("(yanked)"), "{stdout}");
-}
-
-#[allow(clippy::too_many_lines)] // one story, told in order
-#[test]
-fn tokens_owners_and_refusals() {
-    let context = TestContext::new();
-    let registry = Registry::start(&context.root().join("data"), &["--max-upload", "20000"]);
-    let alice = registry.token("alice");
-    let bob = registry.token("bob");
-    skill(&context, "owned", "1.0.0", "Owned.");
-    let archive = packed(&context, "owned");
-    let path = "/api/v1/skills/owned/1.0.0";
-
-    // 401: no token, a wrong token.
-    let (status, body) = put(&registry, path, "skp_wrong", &archive, &sha256(&archive));
-    assert_eq!(status, 401, "{body}");
-    assert!(body.starts_with("{\"errors\":[{\"detail\":"), "{body}");
-    let (code, _, stderr) = cli(
-        &context,
-        &registry,
-        Some("skp_wrong"),
-        &["publish", "work/owned"],
-    );
-    assert_eq!(code, 2);
-    assert!(
-        stderr.contains("401") && stderr.contains("skillpkg login"),
-        "{stderr}"
-    );
-    // Checksum mismatch.
-    let (status, body) = put(&registry, path, &alice, &archive, &"0".repeat(64));
-    assert_eq!(status, 400, "{body}");
-    assert!(body.contains("checksum mismatch"), "{body}");
-    // Name mismatch: the archive says `owned`, the URL `other`.
-    let (status, body) = put(
-        &registry,
-        "/api/v1/skills/other/1.0.0",
-        &alice,
-        &archive,
-        &sha256(&archive),
-    );
-    assert_eq!(status, 400, "{body}");
-    assert!(body.contains("named `owned`"), "{body}");
-    // Too big for this registry.
-    let big = vec![b'x'; 30_000];
-    let (status, body) = put(&registry, path, &alice, &big, &sha256(&big));
-    assert_eq!(status, 413, "{body}");
-    // A hostile archive.
-    let mut hostile = std::io::Cursor::new(Vec::new());
-    {
-        let mut zip = zip::ZipWriter::new(&mut hostile);
-        zip.start_file("owned/SKILL.md", zip::write::SimpleFileOptions::default())
-            .unwrap();
-        std::io::Write::write_all(&mut zip, b"---\nname: owned\ndescription: x\n---\n").unwrap();
-        zip.start_file(
-            "owned/../../escape.txt",
-            zip::write::SimpleFileOptions::default(),
-        )
-        .unwrap();
-        zip.finish().unwrap();
-    }
-    let hostile = hostile.into_inner();
-    let (status, body) = put(&registry, path, &alice, &hostile, &sha256(&hostile));
-    assert_eq!(status, 422, "{body}");
-    assert!(body.contains("leaves the extraction folder"), "{body}");
-    assert!(
-        !context.root().join("escape.txt").exists()
-            && !context.root().join("data/escape.txt").exists()
-    );
-
-    // alice publishes first and owns it; bob cannot publish, yank or change owners.
-    let (status, body) = put(&registry, path, &alice, &archive, &sha256(&archive));
-    assert_eq!(status, 201, "{body}");
-    skill(&context, "owned", "1.1.0", "Bob's attempt.");
-    // A refusal is exit 1 (the operation was refused), not 2 (a usage error).
-    let (code, _, stderr) = cli(&context, &registry, Some(&bob), &["publish", "work/owned"]);
-    assert_eq!(code, 1, "{stderr}");
-    assert!(
-        stderr.contains("403") && stderr.contains("not an owner"),
-        "{stderr}"
-    );
-    assert_eq!(
-        cli(&context, &registry, Some(&bob), &["yank", "owned@1.0.0"]).0,
-        1
-    );
-    // So is a skill or version that is not there.
-    let (code, _, stderr) = cli(&context, &registry, Some(&alice), &["yank", "owned@9.9.9"]);
-    assert_eq!(code, 1, "{stderr}");
-    assert!(stderr.contains("404"), "{stderr}");
-    let (code, _, stderr) = cli(&context, &registry, None, &["info", "never-published"]);
-    assert_eq!(code, 1, "{stderr}");
-    assert!(stderr.contains("404"), "{stderr}");
-    assert_eq!(
-        cli(
-            &context,
-            &registry,
-            Some(&bob),
-            &["owner", "add", "owned", "bob"]
-        )
-        .0,
-        1
-    );
-    // Names are lowercase, so `OWNED` cannot even be asked for (the store's own case rule is
-    // a unit test).
-    let (status, body) = put(
-        &registry,
-        "/api/v1/skills/OWNED/1.0.0",
-        &alice,
-        &archive,
-        &sha256(&archive),
-    );
-    assert_eq!(status, 400, "{body}");
-    assert!(body.contains("not a valid skill name"), "{body}");
-    // alice adds bob; now bob can publish.
-    assert_eq!(
-        cli(
-            &context,
-            &registry,
-            Some(&alice),
-            &["owner", "add", "owned", "bob"]
-        )
-        .0,
-        0
-    );
-    let (_, stdout, _) = cli(&context, &registry, None, &["owner", "list", "owned"]);
-    assert_eq!(stdout, "alice\nbob\n");
-    let (code, _, stderr) = cli(&context, &registry, Some(&bob), &["publish", "work/owned"]);
-    assert_eq!(code, 0, "{stderr}");
-    // A duplicate version is a 409 over raw HTTP too, even after a yank.
-    assert_eq!(
-        cli(&context, &registry, Some(&alice), &["yank", "owned@1.0.0"]).0,
-        0
-    );
-    let (status, _) = put(&registry, path, &alice, &archive, &sha256(&archive));
-    assert_eq!(status, 409);
-}
-
-#[test]
-fn a_tampered_download_installs_nothing() {
-    let context = TestContext::new();
-    let registry = Registry::start(&context.root().join("data"), &[]);
-    let alice = registry.token("alice");
-    skill(&context, "fragile", "1.0.0", "Fragile.");
-    assert_eq!(
-        cli(
-            &context,
-            &registry,
-            Some(&alice),
-            &["publish", "work/fragile"]
-        )
-        .0,
-        0
-    );
-    // Alter the stored archive behind the registry's back.
-    let blobs: Vec<PathBuf> = walk(&context.root().join("data/blobs"));
-    assert_eq!(blobs.len(), 1);
-    let mut bytes = fs_err::read(&blobs[0]).unwrap();
-    let last = bytes.len() - 30;
-    bytes[last] ^= 0xFF;
-    fs_err::write(&blobs[0], bytes).unwrap();
-    let (code, _, stderr) = cli(
-        &context,
-        &registry,
-        None,
-        &["install", "fragile", "--dir", "installed"],
-    );
-    assert_eq!(code, 2);
-    assert!(
-        stderr.contains("does not match its checksum") && stderr.contains("nothing was installed"),
-        "{stderr}"
-    );
-    assert!(!context.root().join("installed/fragile").exists());
-    assert!(!context.root().join("skills.lock").exists());
-}
-
 fn walk(dir: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
     for entry in fs_err::read_dir(dir).unwrap() {
@@ -518,129 +276,6 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
         }
     }
     out
-}
-
-#[test]
-fn sixteen_concurrent_publishes_of_one_version_make_one_winner() {
-    let context = TestContext::new();
-    let registry = Registry::start(&context.root().join("data"), &[]);
-    let alice = registry.token("alice");
-    skill(&context, "race", "1.0.0", "Race.");
-    let archive = packed(&context, "race");
-    let checksum = sha256(&archive);
-    let statuses: Vec<u16> = std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..16)
-            .map(|_| {
-                scope.spawn(|| {
-                    put(
-                        &registry,
-                        "/api/v1/skills/race/1.0.0",
-                        &alice,
-                        &archive,
-                        &checksum,
-                    )
-                    .0
-                })
-            })
-            .collect();
-        handles.into_iter().map(|h| h.join().unwrap()).collect()
-    });
-    assert_eq!(
-        statuses.iter().filter(|s| **s == 201).count(),
-        1,
-        "{statuses:?}"
-    );
-    assert_eq!(
-        statuses.iter().filter(|s| **s == 409).count(),
-        15,
-        "{statuses:?}"
-    );
-}
-
-#[test]
-fn a_server_killed_mid_upload_restarts_consistent() {
-    use std::io::Write as _;
-    let context = TestContext::new();
-    let data = context.root().join("data");
-    let mut registry = Registry::start_plain(&data, &[]);
-    let alice = registry.token("alice");
-    skill(&context, "steady", "1.0.0", "Steady.");
-    assert_eq!(
-        cli(
-            &context,
-            &registry,
-            Some(&alice),
-            &["publish", "work/steady"]
-        )
-        .0,
-        0
-    );
-    // Start an upload by hand, send half of the body, then SIGKILL the server.
-    let address = registry.url.split_once("://").unwrap().1.to_owned();
-    let mut stream = std::net::TcpStream::connect(&address).unwrap();
-    let body = vec![b'z'; 4 * 1024 * 1024];
-    write!(
-        stream,
-        "PUT /api/v1/skills/steady/2.0.0 HTTP/1.1\r\nHost: {address}\r\nAuthorization: Bearer {alice}\r\nx-checksum-sha256: {}\r\nContent-Length: {}\r\n\r\n",
-        sha256(&body),
-        body.len()
-    )
-    .unwrap();
-    stream.write_all(&body[..body.len() / 2]).unwrap();
-    // Ready when the server has started writing the upload to its temporary folder.
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
-    let receiving = || {
-        fs_err::read_dir(data.join("tmp")).is_ok_and(|entries| {
-            entries
-                .flatten()
-                .any(|entry| entry.metadata().is_ok_and(|meta| meta.len() > 0))
-        })
-    };
-    while !receiving() {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "the server never started receiving the upload"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(5));
-    }
-    registry.kill();
-    drop(stream);
-    // Restart on the same data: the database is intact, 2.0.0 does not exist, no partial blob.
-    let registry = Registry::start(&data, &[]);
-    let (_, stdout, _) = cli(&context, &registry, None, &["info", "steady"]);
-    assert!(
-        stdout.contains("1.0.0") && !stdout.contains("2.0.0"),
-        "{stdout}"
-    );
-    let connection = rusqlite::Connection::open(data.join("registry.db")).unwrap();
-    let check: String = connection
-        .query_row("PRAGMA integrity_check", [], |row| row.get(0))
-        .unwrap();
-    assert_eq!(check, "ok");
-    assert_eq!(
-        walk(&data.join("blobs")).len(),
-        1,
-        "only the finished archive is stored"
-    );
-    assert!(
-        walk(&data.join("tmp")).is_empty(),
-        "the interrupted upload was cleaned up"
-    );
-    let mut response = agent()
-        .get(&format!(
-            "{}/api/v1/skills/steady/2.0.0/download",
-            registry.url
-        ))
-        .call()
-        .unwrap();
-    assert_eq!(response.status().as_u16(), 404);
-    assert!(
-        response
-            .body_mut()
-            .read_to_string()
-            .unwrap()
-            .starts_with("{\"errors\"")
-    );
 }
 
 #[test]

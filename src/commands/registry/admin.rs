@@ -2,13 +2,14 @@
 
 use std::io::Write;
 use std::net::SocketAddr;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
+use super::operate::{self, StoreArgs};
 use crate::commands::{ExitStatus, Refusal, UserError};
 use crate::dates::now;
 use crate::output::Printer;
-use crate::registry::server::{self, Settings, TlsFiles, TokenOptions};
-use crate::registry::store::{Revoked, Scope};
+use crate::registry::server::{self, DownloadMode, Settings, TlsFiles, TokenOptions};
+use crate::registry::store::{Location, OnOpen, Revoked, Scope};
 
 /// Run or administer a registry.
 #[derive(Debug, clap::Args)]
@@ -18,7 +19,11 @@ use crate::registry::store::{Revoked, Scope};
   skillpkg registry token create --data /srv/skills --user alice
   skillpkg registry token create --user ci --scope read --expires 90d --label \"CI installs\"
   skillpkg registry token list --data /srv/skills
-  skillpkg registry token revoke --data /srv/skills 3f2a9c")]
+  skillpkg registry token revoke --data /srv/skills 3f2a9c
+  skillpkg registry serve --config /etc/skillpkg/registry.toml --download redirect
+  skillpkg registry gc --config /etc/skillpkg/registry.toml
+  skillpkg registry export --data /srv/skills backup/
+  skillpkg registry import --config /etc/skillpkg/registry.toml backup/")]
 pub struct RegistryArgs {
     #[command(subcommand)]
     pub command: RegistryCommand,
@@ -30,11 +35,19 @@ pub struct RegistryArgs {
     reason = "`--help` text, where backticks would show"
 )]
 pub enum RegistryCommand {
-    /// Serve a registry: SQLite metadata and archive blobs under --data
+    /// Serve a registry: SQLite metadata and archive blobs under --data, or PostgreSQL and
+    /// S3-compatible storage shared by several servers
     Serve {
-        /// Where the registry keeps its database and archives
-        #[arg(long, value_name = "DIR", default_value = "registry-data")]
-        data: PathBuf,
+        #[command(flatten)]
+        store: StoreArgs,
+        /// Do not apply the database's missing migrations at start: refuse to start instead
+        /// (run `skillpkg registry migrate` first, once, when several servers share a database)
+        #[arg(long)]
+        no_migrate: bool,
+        /// How downloads are served: proxy (the bytes pass through this server) or redirect (a
+        /// 307 to a presigned URL of the S3 store, valid 5 minutes; a folder store proxies)
+        #[arg(long, value_enum, value_name = "HOW", default_value_t = DownloadMode::Proxy)]
+        download: DownloadMode,
         /// The address to listen on: an IP address or a host name, and a port (0 picks a free
         /// one; the URL is printed)
         #[arg(long, value_name = "HOST:PORT", default_value = "127.0.0.1:8080")]
@@ -61,11 +74,27 @@ pub enum RegistryCommand {
         #[command(flatten)]
         connections: server::ConnectionLimits,
     },
-    /// Create, list and revoke tokens (run on the registry's machine, against its --data)
+    /// Create, list and revoke tokens (run against the registry's stores: --data, or
+    /// --database)
     Token {
         #[command(subcommand)]
         command: TokenCommand,
     },
+    /// Apply the database's missing schema migrations (serve does it at start unless
+    /// --no-migrate) and report its schema
+    Migrate {
+        #[command(flatten)]
+        store: StoreArgs,
+    },
+    /// Find archives no version refers to (left by an interrupted publish) and, with
+    /// --delete, remove them; lists them by default
+    Gc(operate::GcArgs),
+    /// Copy a whole registry (metadata and archives, every checksum verified) into a folder,
+    /// to import elsewhere: from SQLite to PostgreSQL, or as a backup
+    Export(operate::ExportArgs),
+    /// Load a folder written by `registry export` into an empty registry, verifying every
+    /// archive's checksum
+    Import(operate::ImportArgs),
 }
 
 #[derive(Debug, clap::Subcommand)]
@@ -75,9 +104,8 @@ pub enum TokenCommand {
     /// The user is created with their first token. Give the token to them; they run
     /// `skillpkg login` with it.
     Create {
-        /// The registry's data folder (as `registry serve --data`)
-        #[arg(long, value_name = "DIR", default_value = "registry-data")]
-        data: PathBuf,
+        #[command(flatten)]
+        store: StoreArgs,
         /// Who the token acts as: the name owners and publishers are shown by
         #[arg(long, value_name = "NAME")]
         user: String,
@@ -95,9 +123,8 @@ pub enum TokenCommand {
     },
     /// List tokens: id, user, scopes, dates (never the tokens themselves)
     List {
-        /// The registry's data folder (as `registry serve --data`)
-        #[arg(long, value_name = "DIR", default_value = "registry-data")]
-        data: PathBuf,
+        #[command(flatten)]
+        store: StoreArgs,
         /// Only this user's tokens
         #[arg(long, value_name = "NAME")]
         user: Option<String>,
@@ -108,9 +135,8 @@ pub enum TokenCommand {
     /// Revoke a token by its id (as `token list` shows it, or its first few characters); it is
     /// refused from then on
     Revoke {
-        /// The registry's data folder (as `registry serve --data`)
-        #[arg(long, value_name = "DIR", default_value = "registry-data")]
-        data: PathBuf,
+        #[command(flatten)]
+        store: StoreArgs,
         /// The token's id, or enough of its start to name one token
         #[arg(value_name = "ID")]
         id: String,
@@ -200,7 +226,9 @@ fn listen_address(addr: &str) -> anyhow::Result<SocketAddr> {
 pub fn registry(args: RegistryArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
     match args.command {
         RegistryCommand::Serve {
-            data,
+            store,
+            no_migrate,
+            download,
             addr,
             max_upload,
             public_url,
@@ -215,7 +243,13 @@ pub fn registry(args: RegistryArgs, printer: Printer) -> anyhow::Result<ExitStat
                 .build()?;
             runtime
                 .block_on(server::serve(Settings {
-                    data,
+                    location: store.location()?,
+                    on_open: if no_migrate {
+                        OnOpen::Require
+                    } else {
+                        OnOpen::Migrate
+                    },
+                    download,
                     addr,
                     max_upload,
                     base_url: public_url,
@@ -239,23 +273,36 @@ pub fn registry(args: RegistryArgs, printer: Printer) -> anyhow::Result<ExitStat
         }
         RegistryCommand::Token { command } => match command {
             TokenCommand::Create {
-                data,
+                store,
                 user,
                 scopes,
                 expires,
                 label,
-            } => create(&data, &user, scopes, expires.as_deref(), label, printer),
-            TokenCommand::List { data, user, format } => {
-                list(&data, user.as_deref(), format, printer)
-            }
-            TokenCommand::Revoke { data, id } => revoke(&data, &id, printer),
+            } => create(
+                &store.location()?,
+                &user,
+                scopes,
+                expires.as_deref(),
+                label,
+                printer,
+            ),
+            TokenCommand::List {
+                store,
+                user,
+                format,
+            } => list(&store.location()?, user.as_deref(), format, printer),
+            TokenCommand::Revoke { store, id } => revoke(&store.location()?, &id, printer),
         },
+        RegistryCommand::Migrate { store } => operate::migrate(&store.location()?, printer),
+        RegistryCommand::Gc(args) => operate::gc(&args, printer),
+        RegistryCommand::Export(args) => operate::export(&args, printer),
+        RegistryCommand::Import(args) => operate::import(&args, printer),
     }
 }
 
 /// `registry token create`.
 fn create(
-    data: &Path,
+    location: &Location,
     user: &str,
     scopes: Vec<Scope>,
     expires: Option<&str>,
@@ -288,7 +335,7 @@ fn create(
         scopes,
         expires_at,
     };
-    let token = server::create_token(data, user, &options)?;
+    let token = server::create_token(location, user, &options)?;
     let mut out = printer.stdout();
     writeln!(out, "{token}")?;
     out.flush()?;
@@ -309,12 +356,12 @@ fn create(
 
 /// `registry token list`.
 fn list(
-    data: &Path,
+    location: &Location,
     user: Option<&str>,
     format: ListFormat,
     printer: Printer,
 ) -> anyhow::Result<ExitStatus> {
-    let tokens = server::list_tokens(data, user)?;
+    let tokens = server::list_tokens(location, user)?;
     let mut out = printer.stdout();
     if format == ListFormat::Json {
         serde_json::to_writer_pretty(&mut out, &tokens)?;
@@ -357,8 +404,8 @@ fn list(
 }
 
 /// `registry token revoke`.
-fn revoke(data: &Path, id: &str, printer: Printer) -> anyhow::Result<ExitStatus> {
-    match server::revoke_token(data, id)? {
+fn revoke(location: &Location, id: &str, printer: Printer) -> anyhow::Result<ExitStatus> {
+    match server::revoke_token(location, id)? {
         Revoked::Done { user, id } => {
             let mut err = printer.status();
             writeln!(

@@ -11,6 +11,7 @@ mod install_from;
 mod list;
 mod login;
 mod logout;
+mod operate;
 mod owner;
 mod project;
 mod publish;

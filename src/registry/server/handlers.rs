@@ -15,12 +15,12 @@ use tokio_util::io::ReaderStream;
 use crate::registry::api::{Owners, PER_PAGE, SearchResult};
 
 use crate::registry::store::search;
-use crate::registry::store::{Blob, Change, MetadataStore, StoreError};
+use crate::registry::store::{Blob, BlobBody, Change, MetadataStore, StoreError};
 
 use super::auth::{Can, ToChangeOwners, ToYank};
 use super::{
-    Api, DOWNLOAD_CHUNK, Failure, MAX_QUERY_CHARS, Shared, blocking, fail, lookup_lengths,
-    no_skill, no_version,
+    Api, DOWNLOAD_CHUNK, DownloadMode, Failure, MAX_QUERY_CHARS, PRESIGNED_TTL, Shared, blocking,
+    fail, lookup_lengths, no_skill, no_version,
 };
 
 #[derive(Deserialize)]
@@ -92,6 +92,13 @@ pub(super) async fn download(
         .ok_or_else(|| no_version(&skill.name, &version))?;
     let blobs = state.blobs.clone();
     let checksum = found.checksum.clone();
+    if state.download == DownloadMode::Redirect {
+        let blobs = blobs.clone();
+        let checksum = checksum.clone();
+        if let Some(url) = blocking(move || blobs.presigned(&checksum, PRESIGNED_TTL)).await? {
+            return Ok(redirect(&state, &skill.name, &method, &url));
+        }
+    }
     let (body, size) = blocking(move || blobs.get(&checksum)?.map(archive_body).transpose())
         .await?
         .ok_or_else(|| {
@@ -128,20 +135,65 @@ pub(super) async fn download(
     Ok(response)
 }
 
-/// A download's body and length. An archive is streamed from disk in 64 KiB reads, so a slow
-/// reader holds one buffer, not the archive; one that fits in a single read is read at once,
-/// in the blocking call that opened it, which saves two trips to the blocking pool.
+/// A download answered by sending the client to the blob store: the URL works for a few
+/// minutes, so the answer is never cached.
+fn redirect(state: &Shared, name: &str, method: &axum::http::Method, url: &str) -> Response {
+    let mut response = StatusCode::TEMPORARY_REDIRECT.into_response();
+    let headers = response.headers_mut();
+    if let Ok(location) = HeaderValue::from_str(url) {
+        headers.insert(header::LOCATION, location);
+    }
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    if method == axum::http::Method::GET {
+        state.downloads.record(name);
+    }
+    response
+}
+
+/// A download's body and length. An archive is streamed in 64 KiB reads, so a slow reader
+/// holds one buffer, not the archive; one that fits in a single read is read at once, in the
+/// blocking call that opened it, which saves two trips to the blocking pool.
 pub(super) fn archive_body(blob: Blob) -> Result<(Body, u64), StoreError> {
-    let Blob { file, size } = blob;
+    let Blob { body, size } = blob;
+    let reader: Box<dyn std::io::Read + Send> = match body {
+        BlobBody::File(file) => {
+            if size > DOWNLOAD_CHUNK as u64 {
+                // `take` keeps the body to the length announced, whatever happens to the file.
+                let file = tokio::fs::File::from_std(file).take(size);
+                let stream = ReaderStream::with_capacity(file, DOWNLOAD_CHUNK);
+                return Ok((Body::from_stream(stream), size));
+            }
+            Box::new(file)
+        }
+        BlobBody::Stream(stream) => stream,
+    };
     if size <= DOWNLOAD_CHUNK as u64 {
         let mut bytes = Vec::with_capacity(DOWNLOAD_CHUNK);
-        file.take(size).read_to_end(&mut bytes)?;
+        reader.take(size).read_to_end(&mut bytes)?;
         let size = bytes.len() as u64;
         return Ok((Body::from(bytes), size));
     }
-    // `take` keeps the body to the length announced, whatever happens to the file.
-    let file = tokio::fs::File::from_std(file).take(size);
-    let stream = ReaderStream::with_capacity(file, DOWNLOAD_CHUNK);
+    // A remote store's stream is read on the blocking pool into a pipe of one chunk: memory
+    // stays at a chunk whatever the client's pace, and a client that leaves closes the pipe,
+    // which ends the read.
+    let (pipe_in, pipe_out) = tokio::io::duplex(DOWNLOAD_CHUNK);
+    let handle = tokio::runtime::Handle::current();
+    tokio::task::spawn_blocking(move || {
+        use tokio::io::AsyncWriteExt as _;
+        let mut pipe_in = pipe_in;
+        let mut buffer = vec![0; DOWNLOAD_CHUNK];
+        let mut reader = reader.take(size);
+        loop {
+            let read = match reader.read(&mut buffer) {
+                Ok(0) | Err(_) => break,
+                Ok(read) => read,
+            };
+            if handle.block_on(pipe_in.write_all(&buffer[..read])).is_err() {
+                break;
+            }
+        }
+    });
+    let stream = ReaderStream::with_capacity(pipe_out.take(size), DOWNLOAD_CHUNK);
     Ok((Body::from_stream(stream), size))
 }
 

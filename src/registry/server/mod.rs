@@ -42,7 +42,7 @@ use upload::publish;
 use crate::dates::now;
 use crate::registry::api::{self, ErrorBody, ErrorDetail};
 use crate::registry::connections;
-use crate::registry::store::{BlobStore, FsBlobs, MetadataStore, Sqlite, StoreError};
+use crate::registry::store::{BlobStore, Location, MetadataStore, OnOpen, StoreError, Stores};
 
 pub use crate::registry::connections::ConnectionLimits;
 pub use auth::{TokenOptions, create_token, list_tokens, new_token, revoke_token, token_hash};
@@ -63,7 +63,12 @@ pub fn percent_decoded(text: &str) -> Option<String> {
 /// Server settings.
 #[derive(Clone, Debug)]
 pub struct Settings {
-    pub data: PathBuf,
+    /// The stores, and the folder for unfinished uploads.
+    pub location: Location,
+    /// Apply the database's missing migrations at start, or refuse to start without them.
+    pub on_open: OnOpen,
+    /// How archives are downloaded.
+    pub download: DownloadMode,
     pub addr: SocketAddr,
     /// Largest archive accepted, in bytes.
     pub max_upload: u64,
@@ -76,6 +81,20 @@ pub struct Settings {
     /// Serve HTTPS with this certificate chain and key.
     pub tls: Option<TlsFiles>,
 }
+
+/// How `GET …/download` hands out an archive.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum DownloadMode {
+    /// Stream the bytes through this server.
+    #[default]
+    Proxy,
+    /// Answer `307 Temporary Redirect` to a short-lived presigned URL of the blob store, so
+    /// archive bytes never pass through the registry's servers (S3 only; a folder store proxies).
+    Redirect,
+}
+
+/// How long a presigned download URL works.
+pub(crate) const PRESIGNED_TTL: std::time::Duration = std::time::Duration::from_secs(300);
 
 /// PEM files for `--tls-cert` and `--tls-key`.
 #[derive(Clone, Debug)]
@@ -168,6 +187,7 @@ const MAX_QUERY_CHARS: usize = 256;
 struct AppState {
     meta: Arc<dyn MetadataStore>,
     blobs: Arc<dyn BlobStore>,
+    download: DownloadMode,
     tmp: PathBuf,
     max_upload: u64,
     base_url: String,
@@ -283,13 +303,6 @@ fn lookup_lengths(name: &str, version: Option<&str>) -> Result<(), Failure> {
     }
 }
 
-/// Opens the stores under `data`.
-pub fn open(data: &Path) -> Result<(Arc<Sqlite>, Arc<FsBlobs>), StoreError> {
-    fs_err::create_dir_all(data.join("blobs"))?;
-    let meta = Arc::new(Sqlite::open(&data.join("registry.db"))?);
-    Ok((meta, Arc::new(FsBlobs::new(data.join("blobs")))))
-}
-
 async fn blocking<T: Send + 'static>(
     work: impl FnOnce() -> Result<T, StoreError> + Send + 'static,
 ) -> Result<T, Failure> {
@@ -309,9 +322,25 @@ async fn blocking<T: Send + 'static>(
 /// Runs the server until SIGINT or SIGTERM. Prints `listening on <url>` on stdout once bound.
 pub async fn serve(settings: Settings) -> anyhow::Result<()> {
     let tls = settings.tls.as_ref().map(tls_acceptor).transpose()?;
-    let (meta, blobs) = open(&settings.data)?;
-    let tmp = settings.data.join("tmp");
+    let location = settings.location.clone();
+    let on_open = settings.on_open;
+    let Stores { meta, blobs } = tokio::task::spawn_blocking(move || location.open(on_open))
+        .await?
+        .map_err(|error| crate::registry::ServeError {
+            message: format!(
+                "cannot open the registry's stores ({}): {error}",
+                settings.location.database_shown()
+            ),
+            hint: "check --database and --blobs (and for S3 the AWS_* variables), or run `skillpkg registry migrate`",
+        })?;
+    // Unfinished uploads are this process's own: several servers may share `--data`.
+    let tmp = settings
+        .location
+        .data
+        .join("tmp")
+        .join(format!("serve-{}", std::process::id()));
     // Whatever an interrupted upload left is garbage: nothing refers to it.
+    sweep_uploads(&settings.location.data.join("tmp"));
     let _ = tokio::fs::remove_dir_all(&tmp).await;
     tokio::fs::create_dir_all(&tmp).await?;
     let listener = tokio::net::TcpListener::bind(settings.addr)
@@ -336,6 +365,7 @@ pub async fn serve(settings: Settings) -> anyhow::Result<()> {
     let state = Arc::new(AppState {
         meta: meta.clone(),
         blobs,
+        download: settings.download,
         tmp,
         max_upload: settings.max_upload,
         base_url: base_url.clone(),
@@ -355,9 +385,33 @@ pub async fn serve(settings: Settings) -> anyhow::Result<()> {
     }
     connections::serve(listener, app, settings.connections, tls, shutdown()).await;
     flusher.abort();
+    let _ = tokio::fs::remove_dir_all(&state.tmp).await;
     // The downloads counted since the last flush.
     downloads::flush(&state).await;
     Ok(())
+}
+
+/// Removes what servers that are no longer running left in `tmp`: their `serve-<pid>` folders
+/// (and the loose files of an older skillpkg). Folders of running servers are theirs.
+fn sweep_uploads(tmp: &Path) {
+    let Ok(entries) = fs_err::read_dir(tmp) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let owner = name
+            .strip_prefix("serve-")
+            .and_then(|pid| pid.parse::<u32>().ok());
+        if owner.is_some_and(crate::pack::extract::process_alive) {
+            continue;
+        }
+        let path = entry.path();
+        let _ = if path.is_dir() {
+            fs_err::remove_dir_all(&path)
+        } else {
+            fs_err::remove_file(&path)
+        };
+    }
 }
 
 async fn shutdown() {
@@ -383,6 +437,8 @@ async fn shutdown() {
 fn router(state: Shared) -> Router {
     Router::new()
         .route("/", get(home))
+        .route("/healthz", get(healthz))
+        .route("/readyz", get(readyz))
         .route("/skills/{name}", get(skill))
         .route("/skills/{name}/{version}", get(version))
         .route("/skills/{name}/{version}/files/{*path}", get(file))
@@ -405,6 +461,7 @@ fn router(state: Shared) -> Router {
         })
         .layer(middleware::from_fn_with_state(state.clone(), private_reads))
         .layer(middleware::from_fn(log))
+        .layer(middleware::from_fn(request_id))
         .layer(middleware::from_fn(security_headers))
         .with_state(state)
 }
@@ -436,14 +493,106 @@ async fn security_headers(request: Request, next: Next) -> Response {
     response
 }
 
+/// `/healthz`: the process is up and answering.
+async fn healthz() -> Response {
+    axum::Json(serde_json::json!({ "ok": true })).into_response()
+}
+
+/// `/readyz`: both stores answer, so a load balancer may send requests here; 503 with the
+/// store that does not otherwise.
+async fn readyz(axum::extract::State(state): axum::extract::State<Shared>) -> Response {
+    let meta = state.meta.clone();
+    let blobs = state.blobs.clone();
+    let checks = tokio::time::timeout(
+        std::time::Duration::from_secs(5),
+        tokio::task::spawn_blocking(move || {
+            let database = meta.ping().err().map(|error| error.to_string());
+            let blobs = blobs.ping().err().map(|error| error.to_string());
+            (database, blobs)
+        }),
+    )
+    .await;
+    let (database, blobs) = match checks {
+        Ok(Ok(found)) => found,
+        Ok(Err(error)) => (Some(format!("check failed: {error}")), None),
+        Err(_) => (Some("no answer within 5 s".to_owned()), None),
+    };
+    let ready = database.is_none() && blobs.is_none();
+    let status = if ready {
+        StatusCode::OK
+    } else {
+        StatusCode::SERVICE_UNAVAILABLE
+    };
+    let body = serde_json::json!({
+        "ready": ready,
+        "database": database.unwrap_or_else(|| "ok".to_owned()),
+        "blobs": blobs.unwrap_or_else(|| "ok".to_owned()),
+    });
+    (status, axum::Json(body)).into_response()
+}
+
+/// A request's id: the `X-Request-Id` a proxy in front set, when it is short and plain, or a
+/// new random one. It is sent back in the answer and logged, so one request can be followed
+/// from the load balancer to the log line.
+#[derive(Clone, Debug)]
+struct RequestId(String);
+
+const REQUEST_ID: &str = "x-request-id";
+
+async fn request_id(mut request: Request, next: Next) -> Response {
+    let given = request
+        .headers()
+        .get(REQUEST_ID)
+        .and_then(|value| value.to_str().ok())
+        .filter(|id| {
+            !id.is_empty()
+                && id.len() <= 128
+                && id
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b"-_.:/+=".contains(&b))
+        })
+        .map(str::to_owned);
+    let id = given.unwrap_or_else(new_request_id);
+    request.extensions_mut().insert(RequestId(id.clone()));
+    let mut response = next.run(request).await;
+    if let Ok(value) = HeaderValue::from_str(&id) {
+        response.headers_mut().insert(REQUEST_ID, value);
+    }
+    response
+}
+
+/// 16 random bytes as hex; from a counter should the system's randomness fail.
+fn new_request_id() -> String {
+    use std::fmt::Write as _;
+    let mut bytes = [0u8; 16];
+    if getrandom::fill(&mut bytes).is_err() {
+        static COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let count = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        bytes[..8].copy_from_slice(&count.to_be_bytes());
+        bytes[8..12].copy_from_slice(&std::process::id().to_be_bytes());
+    }
+    bytes
+        .iter()
+        .fold(String::with_capacity(32), |mut text, byte| {
+            let _ = write!(text, "{byte:02x}");
+            text
+        })
+}
+
 /// One structured line per request on stderr.
 async fn log(request: Request, next: Next) -> Response {
     let method = request.method().clone();
     let path = request.uri().path().to_owned();
+    let id = request
+        .extensions()
+        .get::<RequestId>()
+        .map(|id| id.0.clone())
+        .unwrap_or_default();
     let started = Instant::now();
     let response = next.run(request).await;
     let line = serde_json::json!({
         "time": now(),
+        "id": id,
         "method": method.as_str(),
         "path": path,
         "status": response.status().as_u16(),

@@ -566,6 +566,7 @@ pub(super) async fn file(
     }
     let meta = state.meta.clone();
     let blobs = state.blobs.clone();
+    let tmp = state.tmp.clone();
     let wanted = path.clone();
     let found = blocking(move || {
         let Some(skill) = meta.skill(&name)? else {
@@ -600,7 +601,7 @@ pub(super) async fn file(
         // whose name merely decodes alike. An archive that no longer reads is a missing file
         // here, not a server error on a page.
         let mut bytes = Vec::new();
-        let Ok(mut zip) = zip::ZipArchive::new(blob.file) else {
+        let Ok(mut zip) = zip::ZipArchive::new(blob.into_file(&tmp)?) else {
             return Ok(None);
         };
         let Ok(member) = zip.by_index(index) else {

@@ -5,12 +5,18 @@
 //! [`search`] holds how a query matches and ranks, apart from any database, so that every
 //! store answers a search alike; [`sqlite`] is the embedded store.
 
+mod postgres;
+mod s3;
 pub mod search;
 mod sqlite;
 
 use std::io;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
 
+pub use postgres::{DEFAULT_POOL_SIZE, Postgres};
+pub use s3::S3Blobs;
 pub use sqlite::Sqlite;
 
 use super::api::{SearchHit, SkillInfo};
@@ -21,8 +27,13 @@ use super::review::Review;
 pub enum StoreError {
     #[error("database: {0}")]
     Database(#[from] rusqlite::Error),
+    #[error("database: {0}")]
+    Postgres(#[from] ::postgres::Error),
     #[error("blob store: {0}")]
     Io(#[from] io::Error),
+    /// A remote store (S3) refused or failed a request: what it said.
+    #[error("blob store: {0}")]
+    Remote(String),
     /// The database's schema is not one this build can use.
     #[error("{0}")]
     Schema(String),
@@ -124,6 +135,94 @@ pub(crate) trait MetadataStore: Send + Sync {
         user: &str,
         owners: &[String],
     ) -> Result<Change, StoreError>;
+    /// The checksum of every version's archive, yanked ones included: the blobs in use.
+    fn checksums(&self) -> Result<std::collections::HashSet<String>, StoreError>;
+    /// Whether the database answers, for `/readyz`.
+    fn ping(&self) -> Result<(), StoreError>;
+    /// (the migrations the database has had, the migrations this build knows).
+    fn schema(&self) -> Result<(usize, usize), StoreError>;
+    /// Applies the migrations the database lacks, each in its own transaction under a lock
+    /// that also re-reads how many it has had, so servers starting together migrate once.
+    /// How many it applied.
+    fn migrate(&self) -> Result<usize, StoreError>;
+    /// Every record, for `registry export`: users, then tokens, then skills with their versions.
+    fn export(
+        &self,
+        each: &mut dyn FnMut(Record) -> Result<(), StoreError>,
+    ) -> Result<(), StoreError>;
+    /// Stores one record of an export, in the order `export` gave them, into an empty store.
+    fn import(&self, record: &Record) -> Result<(), StoreError>;
+    /// Whether the store holds no user, token or skill.
+    fn is_empty(&self) -> Result<bool, StoreError>;
+}
+
+/// One line of a registry export (`registry.jsonl`): everything the metadata store holds,
+/// named by names, not row ids, so it loads into any store.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(tag = "record", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Record {
+    User {
+        name: String,
+    },
+    Token {
+        user: String,
+        hash: String,
+        label: String,
+        scopes: String,
+        created_at: i64,
+        expires_at: Option<i64>,
+        revoked_at: Option<i64>,
+    },
+    Skill {
+        name: String,
+        description: String,
+        keywords: String,
+        downloads: i64,
+        created_at: i64,
+        updated_at: i64,
+        owners: Vec<String>,
+        versions: Vec<ExportedVersion>,
+    },
+}
+
+/// A version in an export, with what its page shows as the stored JSON text.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExportedVersion {
+    pub version: String,
+    pub checksum: String,
+    pub digest: String,
+    pub size: i64,
+    pub yanked: bool,
+    pub published_at: i64,
+    pub publisher: String,
+    pub skill_md: String,
+    pub files: String,
+    pub frontmatter: String,
+    pub listing: String,
+    pub lint: String,
+}
+
+/// What opening a database does about migrations it lacks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OnOpen {
+    /// Applies them (the default for `registry serve` and every administrative command).
+    Migrate,
+    /// Refuses to open a database that lacks some (`registry serve --no-migrate`).
+    Require,
+    /// Opens it as it is (`registry migrate`, which then applies them and reports).
+    AsIs,
+}
+
+/// Refuses a database whose schema is newer than this build's: `done` migrations applied,
+/// `known` known. `what` names the database in the message.
+pub(crate) fn check_schema(what: &str, done: usize, known: usize) -> Result<(), StoreError> {
+    if done > known {
+        return Err(StoreError::Schema(format!(
+            "{what} was written by a newer skillpkg (schema {done}; this one knows {known}): run the newer skillpkg, or restore a backup"
+        )));
+    }
+    Ok(())
 }
 
 /// What a token may do. A token made before scopes existed may do everything.
@@ -227,21 +326,97 @@ pub enum Revoked {
 /// How long a token's id is: 12 hex digits of its hash, 48 bits.
 pub const TOKEN_ID_LEN: usize = 12;
 
-/// Archives by SHA-256.
+/// Archives by SHA-256, content-addressed: the same bytes are stored once, under the same key,
+/// so storing again is harmless and a key never changes what it names.
 pub(crate) trait BlobStore: Send + Sync {
-    /// Moves the finished file at `temp` into the store under `sha256`.
+    /// Moves the finished file at `temp` into the store under `sha256`. The store checks the
+    /// bytes against `sha256` where it can (S3 verifies the signed payload hash).
     fn put(&self, temp: &Path, sha256: &str) -> Result<(), StoreError>;
     /// The stored archive, opened to be streamed: archives run to tens of megabytes and a slow
     /// download lasts minutes, so they are never read whole into memory.
     fn get(&self, sha256: &str) -> Result<Option<Blob>, StoreError>;
+    /// A URL that serves the archive without this server for `ttl` (a presigned S3 URL), or
+    /// `None` when the store cannot make one (a folder).
+    fn presigned(&self, sha256: &str, ttl: Duration) -> Result<Option<String>, StoreError>;
+    /// Calls `each` with every stored archive, in no particular order.
+    fn list(
+        &self,
+        each: &mut dyn FnMut(StoredBlob) -> Result<(), StoreError>,
+    ) -> Result<(), StoreError>;
+    /// Removes the archive under `sha256`; removing one that is not there is not an error.
+    fn delete(&self, sha256: &str) -> Result<(), StoreError>;
+    /// Whether the store answers, for `/readyz`.
+    fn ping(&self) -> Result<(), StoreError>;
 }
 
 /// A stored archive, open for reading.
-#[derive(Debug)]
 pub(crate) struct Blob {
-    pub file: std::fs::File,
+    pub body: BlobBody,
     /// Its length in bytes, sent as `Content-Length`.
     pub size: u64,
+}
+
+/// Where a blob's bytes come from.
+pub(crate) enum BlobBody {
+    /// A file on this machine, which can also be read out of order.
+    File(std::fs::File),
+    /// A stream from elsewhere (an S3 response), read once, in order.
+    Stream(Box<dyn io::Read + Send>),
+}
+
+impl std::fmt::Debug for Blob {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter
+            .debug_struct("Blob")
+            .field("size", &self.size)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Blob {
+    /// The archive as a file that can be read out of order (a zip reader seeks): a stream is
+    /// first copied, at most `size` bytes, to an anonymous temporary file in `tmp`.
+    pub(crate) fn into_file(self, tmp: &Path) -> Result<std::fs::File, StoreError> {
+        match self.body {
+            BlobBody::File(file) => Ok(file),
+            BlobBody::Stream(stream) => {
+                use std::io::Seek as _;
+                let mut file = tempfile::tempfile_in(tmp)?;
+                let copied = io::copy(&mut io::Read::take(stream, self.size), &mut file)?;
+                if copied != self.size {
+                    return Err(StoreError::Io(io::Error::new(
+                        io::ErrorKind::UnexpectedEof,
+                        format!("the blob store sent {copied} of {} bytes", self.size),
+                    )));
+                }
+                file.rewind()?;
+                Ok(file)
+            }
+        }
+    }
+}
+
+/// One archive in a store, as [`BlobStore::list`] sees it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StoredBlob {
+    pub sha256: String,
+    pub size: u64,
+    /// When it was stored, in seconds since the Unix epoch.
+    pub modified: i64,
+}
+
+/// Whether `text` is a SHA-256 as blob keys spell it: 64 lowercase hex digits.
+pub(crate) fn is_sha256(text: &str) -> bool {
+    text.len() == 64
+        && text
+            .bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+}
+
+/// A blob's place below a store's root: `sha256/ab/cd/<sha256>`, so no folder grows past
+/// 65,536 entries.
+pub(crate) fn blob_key(sha256: &str) -> Option<String> {
+    is_sha256(sha256).then(|| format!("sha256/{}/{}/{sha256}", &sha256[..2], &sha256[2..4]))
 }
 
 /// The start of a version's SKILL.md, for its web page.
@@ -263,21 +438,16 @@ impl FsBlobs {
     }
 
     fn path(&self, sha256: &str) -> Option<PathBuf> {
-        if sha256.len() != 64
-            || !sha256
-                .bytes()
-                .all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase())
-        {
-            return None;
-        }
-        Some(
-            self.root
-                .join("sha256")
-                .join(&sha256[..2])
-                .join(&sha256[2..4])
-                .join(sha256),
-        )
+        blob_key(sha256).map(|key| self.root.join(key))
     }
+}
+
+/// Seconds since the Unix epoch of `time`, or 0 when it cannot be told.
+fn unix_seconds(time: std::io::Result<std::time::SystemTime>) -> i64 {
+    time.ok()
+        .and_then(|time| time.duration_since(std::time::UNIX_EPOCH).ok())
+        .and_then(|since| i64::try_from(since.as_secs()).ok())
+        .unwrap_or(0)
 }
 
 impl BlobStore for FsBlobs {
@@ -310,8 +480,190 @@ impl BlobStore for FsBlobs {
         };
         let size = file.metadata()?.len();
         Ok(Some(Blob {
-            file: file.into_parts().0,
+            body: BlobBody::File(file.into_parts().0),
             size,
         }))
+    }
+
+    fn presigned(&self, _sha256: &str, _ttl: Duration) -> Result<Option<String>, StoreError> {
+        Ok(None)
+    }
+
+    fn list(
+        &self,
+        each: &mut dyn FnMut(StoredBlob) -> Result<(), StoreError>,
+    ) -> Result<(), StoreError> {
+        let top = self.root.join("sha256");
+        if !top.is_dir() {
+            return Ok(());
+        }
+        // Exactly three levels, as `blob_key` lays them out; anything else is not a blob.
+        for first in fs_err::read_dir(&top)? {
+            let first = first?.path();
+            if !first.is_dir() {
+                continue;
+            }
+            for second in fs_err::read_dir(&first)? {
+                let second = second?.path();
+                if !second.is_dir() {
+                    continue;
+                }
+                for entry in fs_err::read_dir(&second)? {
+                    let entry = entry?;
+                    let name = entry.file_name().to_string_lossy().into_owned();
+                    let metadata = entry.metadata()?;
+                    if !metadata.is_file() || self.path(&name).as_deref() != Some(&entry.path()) {
+                        continue;
+                    }
+                    each(StoredBlob {
+                        sha256: name,
+                        size: metadata.len(),
+                        modified: unix_seconds(metadata.modified()),
+                    })?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn delete(&self, sha256: &str) -> Result<(), StoreError> {
+        let Some(path) = self.path(sha256) else {
+            return Ok(());
+        };
+        match fs_err::remove_file(&path) {
+            Err(error) if error.kind() != io::ErrorKind::NotFound => Err(error.into()),
+            _ => Ok(()),
+        }
+    }
+
+    fn ping(&self) -> Result<(), StoreError> {
+        fs_err::metadata(&self.root)?;
+        Ok(())
+    }
+}
+
+/// Where a registry keeps its data: a database and a blob store, each embedded under `data`
+/// unless given (`--database`, `--blobs`).
+#[derive(Clone, Debug)]
+pub struct Location {
+    /// The folder for the embedded stores and the server's unfinished uploads.
+    pub data: PathBuf,
+    /// `postgres://…` (or `postgresql://…`), or `sqlite:PATH` / a path [default:
+    /// `DATA/registry.db`].
+    pub database: Option<String>,
+    /// `s3://bucket/prefix`, or a folder [default: `DATA/blobs`].
+    pub blobs: Option<String>,
+    /// Connections each server keeps to `PostgreSQL`.
+    pub pool_size: usize,
+}
+
+/// Which metadata store a [`Location`] names.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Database {
+    Sqlite(PathBuf),
+    Postgres(String),
+}
+
+/// Which blob store a [`Location`] names.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Blobs {
+    Folder(PathBuf),
+    S3(String),
+}
+
+/// The stores a registry runs on.
+#[derive(Clone)]
+pub(crate) struct Stores {
+    pub meta: Arc<dyn MetadataStore>,
+    pub blobs: Arc<dyn BlobStore>,
+}
+
+impl Location {
+    /// The embedded stores under `data`.
+    pub fn embedded(data: PathBuf) -> Self {
+        Self {
+            data,
+            database: None,
+            blobs: None,
+            pool_size: DEFAULT_POOL_SIZE,
+        }
+    }
+
+    pub fn database(&self) -> Database {
+        match self.database.as_deref() {
+            Some(url) if url.starts_with("postgres://") || url.starts_with("postgresql://") => {
+                Database::Postgres(url.to_owned())
+            }
+            Some(path) => {
+                Database::Sqlite(PathBuf::from(path.strip_prefix("sqlite:").unwrap_or(path)))
+            }
+            None => Database::Sqlite(self.data.join("registry.db")),
+        }
+    }
+
+    pub fn blobs(&self) -> Blobs {
+        match self.blobs.as_deref() {
+            Some(url) if url.starts_with("s3://") => Blobs::S3(url.to_owned()),
+            Some(path) => Blobs::Folder(PathBuf::from(path)),
+            None => Blobs::Folder(self.data.join("blobs")),
+        }
+    }
+
+    /// What the database is, for messages: its path, or its URL without the password.
+    pub fn database_shown(&self) -> String {
+        match self.database() {
+            Database::Sqlite(path) => path.display().to_string(),
+            Database::Postgres(url) => without_password(&url),
+        }
+    }
+
+    /// Opens the metadata store.
+    pub(crate) fn open_meta(&self, on_open: OnOpen) -> Result<Arc<dyn MetadataStore>, StoreError> {
+        Ok(match self.database() {
+            Database::Sqlite(path) => {
+                if let Some(folder) = path
+                    .parent()
+                    .filter(|folder| !folder.as_os_str().is_empty())
+                {
+                    fs_err::create_dir_all(folder)?;
+                }
+                Arc::new(Sqlite::open(&path, on_open)?)
+            }
+            Database::Postgres(url) => Arc::new(Postgres::open(&url, self.pool_size, on_open)?),
+        })
+    }
+
+    /// Opens the blob store.
+    pub(crate) fn open_blobs(&self) -> Result<Arc<dyn BlobStore>, StoreError> {
+        Ok(match self.blobs() {
+            Blobs::Folder(path) => {
+                fs_err::create_dir_all(&path)?;
+                Arc::new(FsBlobs::new(path))
+            }
+            Blobs::S3(url) => Arc::new(S3Blobs::from_url(&url).map_err(StoreError::Schema)?),
+        })
+    }
+
+    /// Opens both stores.
+    pub(crate) fn open(&self, on_open: OnOpen) -> Result<Stores, StoreError> {
+        Ok(Stores {
+            meta: self.open_meta(on_open)?,
+            blobs: self.open_blobs()?,
+        })
+    }
+}
+
+/// `url` with its password, if any, replaced by `***`.
+pub fn without_password(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return url.to_owned();
+    };
+    let (authority, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
+    match authority.rsplit_once('@') {
+        Some((user, host)) if user.contains(':') => {
+            let name = user.split(':').next().unwrap_or_default();
+            format!("{scheme}://{name}:***@{host}{path}")
+        }
+        _ => url.to_owned(),
     }
 }

@@ -1,5 +1,6 @@
 //! The embedded metadata store: `SQLite` in WAL mode, its schema built by numbered migrations.
 
+use std::collections::HashSet;
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -8,8 +9,8 @@ use rusqlite::{Connection, OptionalExtension, Transaction, params};
 
 use super::search::{self, Query};
 use super::{
-    Change, MetadataStore, NewToken, NewVersion, PublishOutcome, Revoked, Scope, SkillMdStart,
-    StoreError, StoredToken, TOKEN_ID_LEN, TokenListing,
+    Change, ExportedVersion, MetadataStore, NewToken, NewVersion, OnOpen, PublishOutcome, Record,
+    Revoked, Scope, SkillMdStart, StoreError, StoredToken, TOKEN_ID_LEN, TokenListing,
 };
 use crate::registry::api::{SearchHit, SkillInfo, VersionInfo};
 use crate::registry::review::Review;
@@ -17,6 +18,7 @@ use crate::registry::review::Review;
 /// `SQLite` metadata.
 pub struct Sqlite {
     connection: Mutex<Connection>,
+    path: PathBuf,
 }
 
 /// A value as JSON, for a TEXT column: the review's types always serialise.
@@ -94,21 +96,16 @@ fn fill_search_text(transaction: &Transaction<'_>) -> rusqlite::Result<()> {
 
 /// Applies the migrations `connection` has not had. Each runs in an immediate transaction that
 /// reads the version again, so two servers starting on one database migrate it once.
-fn migrate(connection: &mut Connection, path: &Path) -> Result<(), StoreError> {
+fn migrate(connection: &mut Connection, path: &Path) -> Result<usize, StoreError> {
+    let mut applied = 0;
     loop {
         let transaction =
             connection.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
         let done: i64 = transaction.query_row("PRAGMA user_version", [], |row| row.get(0))?;
         let done = usize::try_from(done).unwrap_or(usize::MAX);
-        if done > MIGRATIONS.len() {
-            return Err(StoreError::Schema(format!(
-                "{} was written by a newer skillpkg (schema {done}; this one knows {}): run the newer skillpkg, or restore a backup",
-                path.display(),
-                MIGRATIONS.len()
-            )));
-        }
+        super::check_schema(&path.display().to_string(), done, MIGRATIONS.len())?;
         let Some(migration) = MIGRATIONS.get(done) else {
-            return Ok(());
+            return Ok(applied);
         };
         transaction.execute_batch(migration.sql)?;
         if let Some(then) = migration.then {
@@ -116,7 +113,14 @@ fn migrate(connection: &mut Connection, path: &Path) -> Result<(), StoreError> {
         }
         transaction.pragma_update(None, "user_version", done + 1)?;
         transaction.commit()?;
+        applied += 1;
     }
+}
+
+/// How many migrations the database has had.
+fn schema_done(connection: &Connection) -> Result<usize, StoreError> {
+    let done: i64 = connection.query_row("PRAGMA user_version", [], |row| row.get(0))?;
+    Ok(usize::try_from(done).unwrap_or(usize::MAX))
 }
 
 const SCHEMA_1: &str = "
@@ -140,7 +144,7 @@ CREATE TABLE IF NOT EXISTS versions (
 
 impl Sqlite {
     /// Opens (creating) `path`, in WAL mode, readable by its owner only.
-    pub fn open(path: &Path) -> Result<Self, StoreError> {
+    pub fn open(path: &Path, on_open: OnOpen) -> Result<Self, StoreError> {
         make_private(path)?;
         let connection = Connection::open(path)?;
         connection.pragma_update(None, "journal_mode", "WAL")?;
@@ -149,9 +153,22 @@ impl Sqlite {
         connection.pragma_update(None, "foreign_keys", "ON")?;
         connection.busy_timeout(std::time::Duration::from_secs(5))?;
         let mut connection = connection;
-        migrate(&mut connection, path)?;
+        if on_open == OnOpen::Migrate {
+            migrate(&mut connection, path)?;
+        } else {
+            let done = schema_done(&connection)?;
+            super::check_schema(&path.display().to_string(), done, MIGRATIONS.len())?;
+            if on_open == OnOpen::Require && done < MIGRATIONS.len() {
+                return Err(StoreError::Schema(format!(
+                    "{} has schema {done} and this skillpkg needs {}: run `skillpkg registry migrate`, or start without --no-migrate",
+                    path.display(),
+                    MIGRATIONS.len()
+                )));
+            }
+        }
         Ok(Self {
             connection: Mutex::new(connection),
+            path: path.to_path_buf(),
         })
     }
 
@@ -279,6 +296,16 @@ fn skill_id(connection: &Connection, name: &str) -> rusqlite::Result<Option<(i64
 }
 
 impl MetadataStore for Sqlite {
+    /// (the migrations the database has had, the migrations this build knows).
+    fn schema(&self) -> Result<(usize, usize), StoreError> {
+        Ok((schema_done(&self.lock())?, MIGRATIONS.len()))
+    }
+
+    /// Applies the migrations the database lacks; how many.
+    fn migrate(&self) -> Result<usize, StoreError> {
+        migrate(&mut self.lock(), &self.path)
+    }
+
     fn token(&self, token_hash: &str) -> Result<Option<StoredToken>, StoreError> {
         let connection = self.lock();
         Ok(connection
@@ -711,6 +738,193 @@ impl MetadataStore for Sqlite {
         transaction.commit()?;
         Ok(Change::Done)
     }
+
+    fn checksums(&self) -> Result<HashSet<String>, StoreError> {
+        let connection = self.lock();
+        let sums = connection
+            .prepare("SELECT DISTINCT checksum FROM versions")?
+            .query_map([], |row| row.get(0))?
+            .collect::<Result<_, _>>()?;
+        Ok(sums)
+    }
+
+    fn ping(&self) -> Result<(), StoreError> {
+        self.lock().query_row("SELECT 1", [], |_| Ok(()))?;
+        Ok(())
+    }
+
+    fn is_empty(&self) -> Result<bool, StoreError> {
+        let connection = self.lock();
+        let rows: i64 = connection.query_row(
+            "SELECT (SELECT COUNT(*) FROM users) + (SELECT COUNT(*) FROM skills)",
+            [],
+            |row| row.get(0),
+        )?;
+        Ok(rows == 0)
+    }
+
+    fn export(
+        &self,
+        each: &mut dyn FnMut(Record) -> Result<(), StoreError>,
+    ) -> Result<(), StoreError> {
+        // One read transaction: the export is one moment of the registry.
+        let mut connection = self.lock();
+        let transaction = connection.transaction()?;
+        let users: Vec<String> = transaction
+            .prepare("SELECT name FROM users ORDER BY id")?
+            .query_map([], |row| row.get(0))?
+            .collect::<Result<_, _>>()?;
+        for name in users {
+            each(Record::User { name })?;
+        }
+        let mut tokens = transaction.prepare(
+            "SELECT users.name, hash, label, scopes, created_at, expires_at, revoked_at FROM tokens JOIN users ON users.id = tokens.user_id ORDER BY tokens.created_at, tokens.rowid",
+        )?;
+        let mut rows = tokens.query([])?;
+        while let Some(row) = rows.next()? {
+            each(Record::Token {
+                user: row.get(0)?,
+                hash: row.get(1)?,
+                label: row.get(2)?,
+                scopes: row.get(3)?,
+                created_at: row.get(4)?,
+                expires_at: row.get(5)?,
+                revoked_at: row.get(6)?,
+            })?;
+        }
+        let mut skills = transaction.prepare(
+            "SELECT id, name, description, keywords, downloads, created_at, updated_at FROM skills ORDER BY id",
+        )?;
+        let mut owners = transaction.prepare(
+            "SELECT users.name FROM owners JOIN users ON users.id = owners.user_id WHERE skill_id = ?1 ORDER BY users.name",
+        )?;
+        let mut versions = transaction.prepare(
+            "SELECT version, checksum, digest, size, yanked, published_at, users.name, skill_md, files, frontmatter, listing, lint FROM versions JOIN users ON users.id = versions.publisher_id WHERE skill_id = ?1 ORDER BY published_at, version",
+        )?;
+        let mut rows = skills.query([])?;
+        while let Some(row) = rows.next()? {
+            let id: i64 = row.get(0)?;
+            each(Record::Skill {
+                name: row.get(1)?,
+                description: row.get(2)?,
+                keywords: row.get(3)?,
+                downloads: row.get(4)?,
+                created_at: row.get(5)?,
+                updated_at: row.get(6)?,
+                owners: owners
+                    .query_map(params![id], |row| row.get(0))?
+                    .collect::<Result<_, _>>()?,
+                versions: versions
+                    .query_map(params![id], |row| {
+                        Ok(ExportedVersion {
+                            version: row.get(0)?,
+                            checksum: row.get(1)?,
+                            digest: row.get(2)?,
+                            size: row.get(3)?,
+                            yanked: row.get::<_, i64>(4)? != 0,
+                            published_at: row.get(5)?,
+                            publisher: row.get(6)?,
+                            skill_md: row.get(7)?,
+                            files: row.get(8)?,
+                            frontmatter: row.get(9)?,
+                            listing: row.get(10)?,
+                            lint: row.get(11)?,
+                        })
+                    })?
+                    .collect::<Result<_, _>>()?,
+            })?;
+        }
+        Ok(())
+    }
+
+    fn import(&self, record: &Record) -> Result<(), StoreError> {
+        let mut connection = self.lock();
+        let transaction = connection.transaction()?;
+        match record {
+            Record::User { name } => {
+                user_id(&transaction, name)?;
+            }
+            Record::Token {
+                user,
+                hash,
+                label,
+                scopes,
+                created_at,
+                expires_at,
+                revoked_at,
+            } => {
+                let id = user_id(&transaction, user)?;
+                transaction.execute(
+                    "INSERT INTO tokens (hash, user_id, created_at, id, label, scopes, expires_at, revoked_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                    params![
+                        hash,
+                        id,
+                        created_at,
+                        &hash[..TOKEN_ID_LEN.min(hash.len())],
+                        label,
+                        scopes,
+                        expires_at,
+                        revoked_at
+                    ],
+                )?;
+            }
+            Record::Skill {
+                name,
+                description,
+                keywords,
+                downloads,
+                created_at,
+                updated_at,
+                owners,
+                versions,
+            } => {
+                transaction.execute(
+                    "INSERT INTO skills (name, lower_name, description, keywords, search_text, downloads, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                    params![
+                        name,
+                        name.to_lowercase(),
+                        description,
+                        keywords,
+                        search::text(name, description, keywords),
+                        downloads,
+                        created_at,
+                        updated_at
+                    ],
+                )?;
+                let id = transaction.last_insert_rowid();
+                for owner in owners {
+                    let owner = user_id(&transaction, owner)?;
+                    transaction.execute(
+                        "INSERT OR IGNORE INTO owners (skill_id, user_id) VALUES (?1, ?2)",
+                        params![id, owner],
+                    )?;
+                }
+                for version in versions {
+                    let publisher = user_id(&transaction, &version.publisher)?;
+                    transaction.execute(
+                        "INSERT INTO versions (skill_id, version, checksum, digest, size, yanked, published_at, publisher_id, skill_md, files, frontmatter, listing, lint) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+                        params![
+                            id,
+                            version.version,
+                            version.checksum,
+                            version.digest,
+                            version.size,
+                            i64::from(version.yanked),
+                            version.published_at,
+                            publisher,
+                            version.skill_md,
+                            version.files,
+                            version.frontmatter,
+                            version.listing,
+                            version.lint
+                        ],
+                    )?;
+                }
+            }
+        }
+        transaction.commit()?;
+        Ok(())
+    }
 }
 
 #[cfg(test)]
@@ -719,8 +933,8 @@ mod tests {
 
     use super::super::search::{self, Query};
     use super::{
-        MIGRATIONS, MetadataStore, NewToken, NewVersion, PublishOutcome, Review, Revoked, SCHEMA_1,
-        Scope, Sqlite,
+        MIGRATIONS, MetadataStore, NewToken, NewVersion, OnOpen, PublishOutcome, Review, Revoked,
+        SCHEMA_1, Scope, Sqlite,
     };
     use crate::registry::review::{FileEntry, Finding, ListingLine};
 
@@ -743,7 +957,7 @@ mod tests {
     #[test]
     fn search_matches_wildcards_literally_and_survives_any_page() {
         let dir = tempfile::tempdir().unwrap();
-        let store = Sqlite::open(&dir.path().join("registry.db")).unwrap();
+        let store = Sqlite::open(&dir.path().join("registry.db"), OnOpen::Migrate).unwrap();
         for (name, description) in [
             ("percent", "Grows sales 100% faster."),
             ("underscore", "Reads snake_case names."),
@@ -781,7 +995,7 @@ mod tests {
     #[test]
     fn words_match_independently_and_rank_by_name_relevance_then_downloads() {
         let dir = tempfile::tempdir().unwrap();
-        let store = Sqlite::open(&dir.path().join("registry.db")).unwrap();
+        let store = Sqlite::open(&dir.path().join("registry.db"), OnOpen::Migrate).unwrap();
         for (name, description, keywords) in [
             (
                 "budget-helper",
@@ -839,7 +1053,7 @@ mod tests {
     #[test]
     fn the_sql_filter_agrees_with_the_definition() {
         let dir = tempfile::tempdir().unwrap();
-        let store = Sqlite::open(&dir.path().join("registry.db")).unwrap();
+        let store = Sqlite::open(&dir.path().join("registry.db"), OnOpen::Migrate).unwrap();
         let texts = [
             ("alpha", "Straße and İstanbul, 100% off_line", "x"),
             ("beta", "plain words\nover lines", "ÄRGER"),
@@ -880,7 +1094,7 @@ mod tests {
     #[test]
     fn latest_is_the_newest_stable_version_and_prereleases_are_apart() {
         let dir = tempfile::tempdir().unwrap();
-        let store = Sqlite::open(&dir.path().join("registry.db")).unwrap();
+        let store = Sqlite::open(&dir.path().join("registry.db"), OnOpen::Migrate).unwrap();
         let at = |name: &str, number: &str, when: i64| NewVersion {
             version: number.into(),
             published_at: when,
@@ -919,7 +1133,7 @@ mod tests {
     #[test]
     fn tokens_are_listed_revoked_by_id_prefix_and_keep_their_scopes() {
         let dir = tempfile::tempdir().unwrap();
-        let store = Sqlite::open(&dir.path().join("registry.db")).unwrap();
+        let store = Sqlite::open(&dir.path().join("registry.db"), OnOpen::Migrate).unwrap();
         let token = |hash: &str, scopes: &[Scope], expires_at| NewToken {
             user: "alice".into(),
             hash: hash.into(),
@@ -1003,7 +1217,7 @@ mod tests {
             old.execute("INSERT INTO skills (name, lower_name, description, created_at) VALUES ('team-notes', 'team-notes', 'Keeps ÄRGER notes.', 3)", []).unwrap();
             old.execute("INSERT INTO versions (skill_id, version, checksum, digest, size, published_at, publisher_id, skill_md) VALUES (1, '1.0.0', 'c', 'd', 1, 4, 1, '')", []).unwrap();
         }
-        let store = Sqlite::open(&path).unwrap();
+        let store = Sqlite::open(&path, OnOpen::Migrate).unwrap();
         let stored = store.token(&"f".repeat(64)).unwrap().unwrap();
         assert_eq!(stored.scopes, Scope::ALL);
         assert_eq!(store.tokens(None).unwrap()[0].id, "f".repeat(12));
@@ -1018,12 +1232,12 @@ mod tests {
             .unwrap();
         assert_eq!(usize::try_from(version).unwrap(), MIGRATIONS.len());
         // Opening again changes nothing.
-        drop(Sqlite::open(&path).unwrap());
+        drop(Sqlite::open(&path, OnOpen::Migrate).unwrap());
         Connection::open(&path)
             .unwrap()
             .pragma_update(None, "user_version", 999)
             .unwrap();
-        let Err(error) = Sqlite::open(&path) else {
+        let Err(error) = Sqlite::open(&path, OnOpen::Migrate) else {
             panic!("a newer schema must be refused")
         };
         assert!(error.to_string().contains("newer skillpkg"), "{error}");
@@ -1034,7 +1248,7 @@ mod tests {
     #[test]
     fn a_review_is_stored_with_its_version() {
         let dir = tempfile::tempdir().unwrap();
-        let store = Sqlite::open(&dir.path().join("registry.db")).unwrap();
+        let store = Sqlite::open(&dir.path().join("registry.db"), OnOpen::Migrate).unwrap();
         let review = Review {
             files: vec![FileEntry {
                 path: "scripts/run.sh".into(),
@@ -1070,7 +1284,7 @@ mod tests {
     #[test]
     fn build_metadata_does_not_make_a_new_version() {
         let dir = tempfile::tempdir().unwrap();
-        let store = Sqlite::open(&dir.path().join("registry.db")).unwrap();
+        let store = Sqlite::open(&dir.path().join("registry.db"), OnOpen::Migrate).unwrap();
         let at = |number: &str| NewVersion {
             version: number.into(),
             ..version("notes", "Notes.")
@@ -1114,7 +1328,7 @@ mod tests {
     #[test]
     fn names_are_unique_whatever_their_case() {
         let dir = tempfile::tempdir().unwrap();
-        let store = Sqlite::open(&dir.path().join("registry.db")).unwrap();
+        let store = Sqlite::open(&dir.path().join("registry.db"), OnOpen::Migrate).unwrap();
         assert_eq!(
             store.publish(&version("notes", "Notes.")).unwrap(),
             PublishOutcome::Created

@@ -650,7 +650,7 @@ fn a_full_disk_is_a_server_error_not_a_refused_archive() {
             "-c",
             "trap '' XFSZ; ulimit -f 2048; exec \"$0\" \"$@\"",
         ],
-        &context.root().join("data"),
+        &super::Stores::embedded(&context.root().join("data")),
         &[],
     );
     let alice = registry.token("alice");
@@ -957,7 +957,7 @@ fn the_database_is_readable_by_its_owner_only() {
 
     // A new registry.
     let data = context.root().join("fresh");
-    let registry = Registry::start_under(umask_000, &data, &[]);
+    let registry = Registry::start_under(umask_000, &super::Stores::embedded(&data), &[]);
     let alice = registry.token("alice");
     skill(&context, "private", "1.0.0", "Private.");
     assert_eq!(
@@ -987,7 +987,7 @@ fn the_database_is_readable_by_its_owner_only() {
         use std::os::unix::fs::PermissionsExt as _;
         fs_err::set_permissions(&file, std::fs::Permissions::from_mode(0o644)).unwrap();
     }
-    let registry = Registry::start_under(umask_000, &data, &[]);
+    let registry = Registry::start_under(umask_000, &super::Stores::embedded(&data), &[]);
     for file in files(&data) {
         assert_eq!(format!("{:o}", mode(&file)), "600", "{}", file.display());
     }
