@@ -445,3 +445,22 @@ pub(crate) fn tar_extract(bytes: &[u8]) {
         assert!(path.starts_with(work.path()));
     }
 }
+
+/// Any text as an S3 `ListObjectsV2` answer: reading it never panics, finds no more objects
+/// than it has `<Contents>`, and every time it reads lies within years 0 to 9999.
+pub(crate) fn s3_list(bytes: &[u8]) {
+    let Ok(xml) = std::str::from_utf8(bytes) else {
+        return;
+    };
+    if let Ok((objects, _next)) = skillpkg::registry::store::s3_listing(xml) {
+        assert!(objects.len() <= xml.matches("<Contents>").count());
+        for (_, _, modified) in objects {
+            if let Some(seconds) = modified {
+                assert!(
+                    (-62_200_000_000..=253_500_000_000).contains(&seconds),
+                    "{seconds}"
+                );
+            }
+        }
+    }
+}

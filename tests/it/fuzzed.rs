@@ -42,6 +42,7 @@ fn every_crash_found_stays_fixed() {
         replay("markdown", properties::markdown),
         replay("marketplace_json", properties::marketplace_json),
         replay("tar_extract", properties::tar_extract),
+        replay("s3_list", properties::s3_list),
     ];
     assert!(
         replayed.iter().sum::<usize>() >= 2,

@@ -16,7 +16,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 pub use postgres::{DEFAULT_POOL_SIZE, Postgres};
-pub use s3::S3Blobs;
+pub use s3::{ListedObject, S3Blobs, listing as s3_listing};
 pub use sqlite::Sqlite;
 
 use super::api::{SearchHit, SkillInfo};

@@ -963,6 +963,23 @@ fn parse_list(xml: &str) -> Result<ListPage, String> {
     Ok(ListPage { objects, next })
 }
 
+/// An object of a listing: its key, size and seconds since the epoch.
+pub type ListedObject = (String, Option<u64>, Option<i64>);
+
+/// A `ListObjectsV2` answer as [`parse_list`] reads it: each object, and the next page's token
+/// (for the fuzz target).
+#[doc(hidden)]
+pub fn listing(xml: &str) -> Result<(Vec<ListedObject>, Option<String>), String> {
+    let page = parse_list(xml)?;
+    Ok((
+        page.objects
+            .into_iter()
+            .map(|object| (object.key, object.size, object.modified))
+            .collect(),
+        page.next,
+    ))
+}
+
 /// The raw text of the first `<name>…</name>` in `xml`.
 fn element<'a>(xml: &'a str, name: &str) -> Option<&'a str> {
     let open = format!("<{name}>");
