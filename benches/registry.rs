@@ -159,6 +159,12 @@ fn scaled(skillpkg: &str, work: &Path) {
             let mut args: Vec<String> = vec!["--data".into(), data.display().to_string()];
             let mut env = Vec::new();
             if back_end.starts_with("PostgreSQL") {
+                // `SKILLPKG_BENCH_POOL=N`: each server's PostgreSQL connections (default 16).
+                if let Ok(pool) = std::env::var("SKILLPKG_BENCH_POOL") {
+                    let config = work.join(format!("pool-{processes}.toml"));
+                    fs_err::write(&config, format!("pool_size = {pool}\n")).expect("config");
+                    args.extend(["--config".into(), config.display().to_string()]);
+                }
                 let fresh = services.fresh();
                 args.extend([
                     "--database".into(),

@@ -482,7 +482,7 @@ pub(crate) fn remove_stale_staging(parent: &Path) {
 }
 
 #[cfg(unix)]
-pub(crate) fn process_alive(pid: u32) -> bool {
+fn process_alive(pid: u32) -> bool {
     let Some(pid) = i32::try_from(pid)
         .ok()
         .and_then(rustix::process::Pid::from_raw)

@@ -11,8 +11,8 @@ use sha2::{Digest as _, Sha256};
 use crate::commands::{ExitStatus, UserError};
 use crate::output::Printer;
 use crate::registry::store::{
-    BlobStore, DEFAULT_POOL_SIZE, FsBlobs, Location, OnOpen, Record, StoreError, StoredBlob,
-    is_sha256,
+    BlobStore, Blobs, DEFAULT_POOL_SIZE, Database, FsBlobs, Location, OnOpen, Record, StoreError,
+    StoredBlob, is_sha256,
 };
 
 /// Where a registry's stores are: flags, then a `--config` file, then the embedded defaults.
@@ -116,6 +116,33 @@ fn store_error(location: &Location, error: &StoreError) -> anyhow::Error {
     .into()
 }
 
+/// The stores of a registry that must already exist, at the schema this build knows: reading
+/// commands (`gc`, `export`) never create an empty registry from a mistyped path, nor
+/// upgrade a database behind its servers' backs.
+fn open_existing(location: &Location) -> anyhow::Result<crate::registry::store::Stores> {
+    if let Database::Sqlite(path) = location.database()
+        && !path.is_file()
+    {
+        return Err(UserError {
+            message: format!("there is no registry database at {}", path.display()),
+            hints: vec!["pass the registry's --data (or --database, or --config)".into()],
+        }
+        .into());
+    }
+    if let Blobs::Folder(path) = location.blobs()
+        && !path.is_dir()
+    {
+        return Err(UserError {
+            message: format!("there is no archive folder at {}", path.display()),
+            hints: vec!["pass the registry's --data (or --blobs, or --config)".into()],
+        }
+        .into());
+    }
+    location
+        .open(OnOpen::Require)
+        .map_err(|error| store_error(location, &error))
+}
+
 /// `registry migrate`.
 pub(super) fn migrate(location: &Location, printer: Printer) -> anyhow::Result<ExitStatus> {
     let meta = location
@@ -183,9 +210,7 @@ pub(super) fn gc(args: &GcArgs, printer: Printer) -> anyhow::Result<ExitStatus> 
         message: format!("--min-age {} is not an age", args.min_age),
         hints: vec!["give a number and a unit: 30s, 90m, 12h, 2d".into()],
     })?;
-    let stores = location
-        .open(OnOpen::Migrate)
-        .map_err(|error| store_error(&location, &error))?;
+    let stores = open_existing(&location)?;
     // Blobs are listed before the versions are read: an archive stored after the listing is
     // not looked at, and one whose version commits after the read is young (--min-age).
     let mut found = Vec::new();
@@ -211,7 +236,14 @@ pub(super) fn gc(args: &GcArgs, printer: Printer) -> anyhow::Result<ExitStatus> 
         .filter(|blob| !used.contains(&blob.sha256) && now - blob.modified < min_age)
         .count();
     if args.delete {
-        for blob in &orphans {
+        // Read the references again just before deleting: a version committed since the first
+        // read keeps its archive (and a publish renews its archive's time, so --min-age also
+        // covers one that commits after this read).
+        let used = stores
+            .meta
+            .checksums()
+            .map_err(|error| store_error(&location, &error))?;
+        for blob in orphans.iter().filter(|blob| !used.contains(&blob.sha256)) {
             stores
                 .blobs
                 .delete(&blob.sha256)
@@ -287,8 +319,9 @@ pub struct ImportArgs {
 
 /// The first line of `registry.jsonl`.
 const EXPORT_HEADER: &str = r#"{"skillpkg_registry_export":1}"#;
-/// The longest line of `registry.jsonl`: a skill with its versions' SKILL.md files.
-const MAX_EXPORT_LINE: u64 = 256 * 1024 * 1024;
+/// The longest line of `registry.jsonl`: a version, with its SKILL.md (at most 1 MiB, which JSON
+/// escaping can make six times longer) and what its page shows about its files.
+const MAX_EXPORT_LINE: u64 = 64 * 1024 * 1024;
 
 /// Copies the blob `sha256` from `from` to `to`, through a temporary file in `tmp` whose
 /// SHA-256 must be `sha256`: a corrupt archive is never copied.
@@ -297,12 +330,20 @@ fn copy_blob(
     to: &dyn BlobStore,
     tmp: &Path,
     sha256: &str,
+    size: i64,
 ) -> anyhow::Result<u64> {
+    let size = u64::try_from(size).unwrap_or(0);
     let blob = from
         .get(sha256)?
         .ok_or_else(|| anyhow::anyhow!("the archive {sha256} is missing"))?;
-    let size = blob.size;
-    let mut reader = blob.into_file(tmp)?;
+    if blob.size != size {
+        anyhow::bail!(
+            "the archive {sha256} has {} bytes where its version says {size}",
+            blob.size
+        );
+    }
+    // Never more than the size on record, whatever the store sends.
+    let mut reader = std::io::Read::take(blob.into_file(tmp)?, size + 1);
     let mut copy = tempfile::NamedTempFile::new_in(tmp)?;
     let mut hasher = Sha256::new();
     let mut buffer = vec![0; 64 * 1024];
@@ -341,9 +382,7 @@ pub(super) fn export(args: &ExportArgs, printer: Printer) -> anyhow::Result<Exit
         }
         .into());
     }
-    let stores = location
-        .open(OnOpen::Migrate)
-        .map_err(|error| store_error(&location, &error))?;
+    let stores = open_existing(&location)?;
     fs_err::create_dir_all(folder.join("blobs"))?;
     let tmp = tempfile::tempdir_in(folder)?;
     let target = FsBlobs::new(folder.join("blobs"));
@@ -356,18 +395,17 @@ pub(super) fn export(args: &ExportArgs, printer: Printer) -> anyhow::Result<Exit
         .meta
         .export(&mut |record| {
             let result = (|| -> anyhow::Result<()> {
-                if let Record::Skill { versions, .. } = &record {
-                    for version in versions {
-                        if copied.insert(version.checksum.clone()) {
-                            bytes += copy_blob(
-                                stores.blobs.as_ref(),
-                                &target,
-                                tmp.path(),
-                                &version.checksum,
-                            )?;
-                            archives += 1;
-                        }
-                    }
+                if let Record::Version(version) = &record
+                    && copied.insert(version.checksum.clone())
+                {
+                    bytes += copy_blob(
+                        stores.blobs.as_ref(),
+                        &target,
+                        tmp.path(),
+                        &version.checksum,
+                        version.size,
+                    )?;
+                    archives += 1;
                 }
                 serde_json::to_writer(&mut lines, &record)?;
                 writeln!(lines)?;
@@ -401,30 +439,153 @@ pub(super) fn export(args: &ExportArgs, printer: Printer) -> anyhow::Result<Exit
     Ok(ExitStatus::Success)
 }
 
-/// `registry import`.
-pub(super) fn import(args: &ImportArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
-    let location = args.store.location()?;
-    let folder = &args.folder;
-    let path = folder.join("registry.jsonl");
-    let file = fs_err::File::open(&path).map_err(|error| UserError {
-        message: format!("cannot read {}: {error}", path.display()),
-        hints: vec!["import takes a folder written by `skillpkg registry export`".into()],
-    })?;
-    let mut reader = std::io::BufReader::new(file);
-    let bad = |line: usize, what: String| -> anyhow::Error {
+/// One line of an export, read and checked: what pass 1 and pass 2 of an import share.
+struct ExportReader {
+    path: PathBuf,
+    reader: std::io::BufReader<fs_err::File>,
+    line: String,
+    number: usize,
+}
+
+impl ExportReader {
+    fn open(folder: &Path) -> anyhow::Result<Self> {
+        let path = folder.join("registry.jsonl");
+        let metadata = fs_err::symlink_metadata(&path).map_err(|error| UserError {
+            message: format!("cannot read {}: {error}", path.display()),
+            hints: vec!["import takes a folder written by `skillpkg registry export`".into()],
+        })?;
+        if !metadata.is_file() {
+            return Err(UserError {
+                message: format!("{} is not a regular file", path.display()),
+                hints: vec!["import takes a folder written by `skillpkg registry export`".into()],
+            }
+            .into());
+        }
+        let mut export = Self {
+            reader: std::io::BufReader::new(fs_err::File::open(&path)?),
+            path,
+            line: String::new(),
+            number: 0,
+        };
+        match export.next_line()? {
+            Some(line) if line.trim_end() == EXPORT_HEADER => Ok(export),
+            _ => Err(export.bad("not a skillpkg registry export")),
+        }
+    }
+
+    fn bad(&self, what: &str) -> anyhow::Error {
         UserError {
-            message: format!("{}:{line}: {what}", path.display()),
+            message: format!("{}:{}: {what}", self.path.display(), self.number),
             hints: vec![
                 "import takes a folder written by `skillpkg registry export`, unchanged".into(),
             ],
         }
         .into()
-    };
-    let mut line = String::new();
-    (&mut reader).take(1024).read_line(&mut line)?;
-    if line.trim_end() != EXPORT_HEADER {
-        return Err(bad(1, "not a skillpkg registry export".into()));
     }
+
+    fn next_line(&mut self) -> anyhow::Result<Option<&str>> {
+        let mut bytes = Vec::new();
+        self.number += 1;
+        let read = (&mut self.reader)
+            .take(MAX_EXPORT_LINE)
+            .read_until(b'\n', &mut bytes)?;
+        if read == 0 {
+            return Ok(None);
+        }
+        if bytes.last() != Some(&b'\n') {
+            return Err(self.bad("the line is cut short or too long"));
+        }
+        self.line = String::from_utf8(bytes).map_err(|_| self.bad("not UTF-8"))?;
+        Ok(Some(&self.line))
+    }
+
+    fn next_record(&mut self) -> anyhow::Result<Option<Record>> {
+        let Some(line) = self.next_line()? else {
+            return Ok(None);
+        };
+        let record = serde_json::from_str(line);
+        record
+            .map(Some)
+            .map_err(|error| self.bad(&error.to_string()))
+    }
+}
+
+/// What is wrong with `record` before anything is written, given the users and skills (by
+/// lowercase name) and versions seen on earlier lines; `None` when it can be imported.
+fn record_problem(
+    record: &Record,
+    users: &mut HashSet<String>,
+    skills: &mut HashSet<String>,
+    versions: &mut HashSet<(String, String)>,
+) -> Option<String> {
+    let user_ok = |name: &str| !name.trim().is_empty() && !name.chars().any(char::is_control);
+    match record {
+        Record::User { name } => {
+            if !user_ok(name) || !users.insert(name.clone()) {
+                return Some(format!("`{name}` is not a new user name"));
+            }
+        }
+        Record::Token { user, hash, .. } => {
+            if !users.contains(user) {
+                return Some(format!(
+                    "the token's user `{user}` is not on an earlier line"
+                ));
+            }
+            if !is_sha256(hash) {
+                return Some("a token's hash must be 64 lowercase hex digits".into());
+            }
+        }
+        Record::Skill { name, owners, .. } => {
+            if let Some(problem) = crate::registry::api::name_problem(name) {
+                return Some(problem);
+            }
+            if !skills.insert(name.to_lowercase()) {
+                return Some(format!("the skill `{name}` is on an earlier line"));
+            }
+            if owners.is_empty() || owners.iter().any(|owner| !users.contains(owner)) {
+                return Some(format!(
+                    "the owners of `{name}` must be users on earlier lines"
+                ));
+            }
+        }
+        Record::Version(version) => {
+            if !skills.contains(&version.skill.to_lowercase()) {
+                return Some(format!(
+                    "the skill `{}` is not on an earlier line",
+                    version.skill
+                ));
+            }
+            if let Err(problem) = crate::registry::api::parse_version(&version.version) {
+                return Some(problem);
+            }
+            if !versions.insert((version.skill.to_lowercase(), version.version.clone())) {
+                return Some(format!(
+                    "{}@{} is on an earlier line",
+                    version.skill, version.version
+                ));
+            }
+            if !is_sha256(&version.checksum)
+                || version.size < 0
+                || !users.contains(&version.publisher)
+            {
+                return Some(format!(
+                    "{}@{} needs a SHA-256 checksum, a size and a publisher on an earlier line",
+                    version.skill, version.version
+                ));
+            }
+        }
+    }
+    None
+}
+
+/// `registry import`: two passes over the export. The first checks every line and copies
+/// every archive (each verified against its checksum and size) before any record is written,
+/// so a bad export changes nothing but unreferenced archives (`registry gc` removes them); the
+/// second writes the records.
+pub(super) fn import(args: &ImportArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
+    let location = args.store.location()?;
+    let folder = &args.folder;
+    let mut export = ExportReader::open(folder)?;
     let stores = location
         .open(OnOpen::Migrate)
         .map_err(|error| store_error(&location, &error))?;
@@ -447,52 +608,45 @@ pub(super) fn import(args: &ImportArgs, printer: Printer) -> anyhow::Result<Exit
     let source = FsBlobs::new(folder.join("blobs"));
     fs_err::create_dir_all(&location.data)?;
     let tmp = tempfile::tempdir_in(&location.data)?;
-    let (mut records, mut archives) = (0usize, 0usize);
-    let mut number = 1;
-    loop {
-        line.clear();
-        number += 1;
-        let read = (&mut reader).take(MAX_EXPORT_LINE).read_line(&mut line)?;
-        if read == 0 {
-            break;
+    let (mut users, mut skills, mut versions) = (HashSet::new(), HashSet::new(), HashSet::new());
+    let mut archives = HashSet::new();
+    while let Some(record) = export.next_record()? {
+        if let Some(problem) = record_problem(&record, &mut users, &mut skills, &mut versions) {
+            return Err(export.bad(&problem));
         }
-        if !line.ends_with('\n') {
-            return Err(bad(number, "the line is cut short or too long".into()));
+        if let Record::Version(version) = &record
+            && archives.insert(version.checksum.clone())
+        {
+            copy_blob(
+                &source,
+                stores.blobs.as_ref(),
+                tmp.path(),
+                &version.checksum,
+                version.size,
+            )
+            .map_err(|error| export.bad(&error.to_string()))?;
         }
-        let record: Record =
-            serde_json::from_str(&line).map_err(|error| bad(number, error.to_string()))?;
-        // Archives first, then the metadata that refers to them: an import stopped part-way
-        // leaves at most unreferenced archives, as a publish does.
-        if let Record::Skill { versions, .. } = &record {
-            for version in versions {
-                if !is_sha256(&version.checksum) {
-                    return Err(bad(
-                        number,
-                        format!("`{}` is not a SHA-256", version.checksum),
-                    ));
-                }
-                copy_blob(
-                    &source,
-                    stores.blobs.as_ref(),
-                    tmp.path(),
-                    &version.checksum,
-                )
-                .map_err(|error| bad(number, error.to_string()))?;
-                archives += 1;
-            }
-        }
-        stores
-            .meta
-            .import(&record)
-            .map_err(|error| store_error(&location, &error))?;
+    }
+    drop(tmp);
+    let mut export = ExportReader::open(folder)?;
+    let mut records = 0usize;
+    while let Some(record) = export.next_record()? {
+        stores.meta.import(&record).map_err(|error| UserError {
+            message: format!("{}:{}: {error}", export.path.display(), export.number),
+            hints: vec![format!(
+                "the records before this line are in {}: import again into a new, empty database",
+                location.database_shown()
+            )],
+        })?;
         records += 1;
     }
     let mut err = printer.status();
     writeln!(
         err,
-        "Imported {records} {} and {archives} {} (every checksum verified) into {}.",
+        "Imported {records} {} and {} {} (every checksum verified) into {}.",
         crate::output::plural(records, "record", "records"),
-        crate::output::plural(archives, "archive", "archives"),
+        archives.len(),
+        crate::output::plural(archives.len(), "archive", "archives"),
         location.database_shown()
     )?;
     err.flush()?;

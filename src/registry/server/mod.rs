@@ -210,10 +210,15 @@ impl IntoResponse for Failure {
 }
 
 impl From<StoreError> for Failure {
+    /// The details go to the server's log, not to the client: they name the server's paths,
+    /// database and bucket.
     fn from(error: StoreError) -> Self {
+        let line =
+            serde_json::json!({ "time": now(), "error": format!("storage failed: {error}") });
+        let _ = writeln!(std::io::stderr().lock(), "{line}");
         Self(
             StatusCode::INTERNAL_SERVER_ERROR,
-            format!("storage failed: {error}"),
+            "storage failed; the registry's log has the details".to_owned(),
         )
     }
 }
@@ -334,15 +339,9 @@ pub async fn serve(settings: Settings) -> anyhow::Result<()> {
             hint: "check --database and --blobs (and for S3 the AWS_* variables), or run `skillpkg registry migrate`",
         })?;
     // Unfinished uploads are this process's own: several servers may share `--data`.
-    let tmp = settings
-        .location
-        .data
-        .join("tmp")
-        .join(format!("serve-{}", std::process::id()));
     // Whatever an interrupted upload left is garbage: nothing refers to it.
     sweep_uploads(&settings.location.data.join("tmp"));
-    let _ = tokio::fs::remove_dir_all(&tmp).await;
-    tokio::fs::create_dir_all(&tmp).await?;
+    let (tmp, upload_lock) = upload_folder(&settings.location.data.join("tmp"))?;
     let listener = tokio::net::TcpListener::bind(settings.addr)
         .await
         .map_err(|error| {
@@ -386,31 +385,58 @@ pub async fn serve(settings: Settings) -> anyhow::Result<()> {
     connections::serve(listener, app, settings.connections, tls, shutdown()).await;
     flusher.abort();
     let _ = tokio::fs::remove_dir_all(&state.tmp).await;
+    drop(upload_lock);
     // The downloads counted since the last flush.
     downloads::flush(&state).await;
     Ok(())
 }
 
-/// Removes what servers that are no longer running left in `tmp`: their `serve-<pid>` folders
-/// (and the loose files of an older skillpkg). Folders of running servers are theirs.
+/// This server's folder for unfinished uploads, `tmp/serve-<random>/`, and its `.lock` file,
+/// locked (`flock`) for as long as the server runs: several servers may share `--data`, even
+/// with the same process id (each the first process of its container), and each sweeps only
+/// folders nobody holds.
+fn upload_folder(tmp: &Path) -> std::io::Result<(PathBuf, std::fs::File)> {
+    let folder = tmp.join(format!("serve-{}", new_request_id()));
+    fs_err::create_dir_all(&folder)?;
+    let lock = fs_err::File::create(folder.join(".lock"))?.into_parts().0;
+    #[cfg(unix)]
+    rustix::fs::flock(&lock, rustix::fs::FlockOperation::NonBlockingLockExclusive)?;
+    Ok((folder, lock))
+}
+
+/// Removes the upload folders of servers no longer running (their lock is free), and the loose
+/// files of an older skillpkg. A folder without its lock yet is another server starting, unless
+/// it is a minute old.
 fn sweep_uploads(tmp: &Path) {
     let Ok(entries) = fs_err::read_dir(tmp) else {
         return;
     };
     for entry in entries.flatten() {
-        let name = entry.file_name().to_string_lossy().into_owned();
-        let owner = name
-            .strip_prefix("serve-")
-            .and_then(|pid| pid.parse::<u32>().ok());
-        if owner.is_some_and(crate::pack::extract::process_alive) {
+        let path = entry.path();
+        let Ok(metadata) = fs_err::symlink_metadata(&path) else {
+            continue;
+        };
+        if !metadata.is_dir() {
+            let _ = fs_err::remove_file(&path);
             continue;
         }
-        let path = entry.path();
-        let _ = if path.is_dir() {
-            fs_err::remove_dir_all(&path)
-        } else {
-            fs_err::remove_file(&path)
+        let stale = match std::fs::File::open(path.join(".lock")) {
+            #[cfg(unix)]
+            Ok(lock) => {
+                rustix::fs::flock(&lock, rustix::fs::FlockOperation::NonBlockingLockExclusive)
+                    .is_ok()
+            }
+            #[cfg(not(unix))]
+            Ok(_) => false,
+            Err(_) => metadata
+                .modified()
+                .ok()
+                .and_then(|time| time.elapsed().ok())
+                .is_some_and(|age| age > std::time::Duration::from_secs(60)),
         };
+        if stale {
+            let _ = fs_err::remove_dir_all(&path);
+        }
     }
 }
 
@@ -518,6 +544,12 @@ async fn readyz(axum::extract::State(state): axum::extract::State<Shared>) -> Re
         Err(_) => (Some("no answer within 5 s".to_owned()), None),
     };
     let ready = database.is_none() && blobs.is_none();
+    // The details are for the operator's log; the answer, open to anyone, only says which.
+    if !ready {
+        let line = serde_json::json!({ "time": now(), "error": "not ready", "database": database, "blobs": blobs });
+        let _ = writeln!(std::io::stderr().lock(), "{line}");
+    }
+    let say = |failed: Option<String>| if failed.is_some() { "failing" } else { "ok" };
     let status = if ready {
         StatusCode::OK
     } else {
@@ -525,8 +557,8 @@ async fn readyz(axum::extract::State(state): axum::extract::State<Shared>) -> Re
     };
     let body = serde_json::json!({
         "ready": ready,
-        "database": database.unwrap_or_else(|| "ok".to_owned()),
-        "blobs": blobs.unwrap_or_else(|| "ok".to_owned()),
+        "database": say(database),
+        "blobs": say(blobs),
     });
     (status, axum::Json(body)).into_response()
 }

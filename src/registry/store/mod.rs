@@ -27,7 +27,7 @@ use super::review::Review;
 pub enum StoreError {
     #[error("database: {0}")]
     Database(#[from] rusqlite::Error),
-    #[error("database: {0}")]
+    #[error("database: {}", postgres_message(.0))]
     Postgres(#[from] ::postgres::Error),
     #[error("blob store: {0}")]
     Io(#[from] io::Error),
@@ -37,6 +37,18 @@ pub enum StoreError {
     /// The database's schema is not one this build can use.
     #[error("{0}")]
     Schema(String),
+}
+
+/// What `PostgreSQL` said: the server's message (`database "x" does not exist`) rather than the
+/// client's bare "db error".
+fn postgres_message(error: &::postgres::Error) -> String {
+    if let Some(db) = error.as_db_error() {
+        return format!("{}: {} ({})", db.severity(), db.message(), db.code().code());
+    }
+    match std::error::Error::source(error) {
+        Some(source) => format!("{error}: {source}"),
+        None => error.to_string(),
+    }
 }
 
 /// A version to record.
@@ -145,7 +157,8 @@ pub(crate) trait MetadataStore: Send + Sync {
     /// that also re-reads how many it has had, so servers starting together migrate once.
     /// How many it applied.
     fn migrate(&self) -> Result<usize, StoreError>;
-    /// Every record, for `registry export`: users, then tokens, then skills with their versions.
+    /// Every record, for `registry export`: users, then tokens, then each skill followed by its
+    /// versions.
     fn export(
         &self,
         each: &mut dyn FnMut(Record) -> Result<(), StoreError>,
@@ -181,14 +194,18 @@ pub enum Record {
         created_at: i64,
         updated_at: i64,
         owners: Vec<String>,
-        versions: Vec<ExportedVersion>,
     },
+    /// A version of the skill on an earlier line: one a line, so a line holds at most one
+    /// SKILL.md.
+    Version(ExportedVersion),
 }
 
 /// A version in an export, with what its page shows as the stored JSON text.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ExportedVersion {
+    /// The skill's name.
+    pub skill: String,
     pub version: String,
     pub checksum: String,
     pub digest: String,
@@ -455,17 +472,32 @@ impl BlobStore for FsBlobs {
         let path = self
             .path(sha256)
             .ok_or_else(|| io::Error::other("not a sha256"))?;
-        if path.exists() {
+        if path.is_file() {
+            // Renews its time, which `registry gc --min-age` reads: an unreferenced archive that
+            // a publish is about to refer to again is never taken for an old orphan.
+            fs_err::OpenOptions::new()
+                .write(true)
+                .open(&path)?
+                .into_parts()
+                .0
+                .set_modified(std::time::SystemTime::now())?;
             return Ok(());
         }
-        if let Some(folder) = path.parent() {
-            fs_err::create_dir_all(folder)?;
-        }
+        let folder = path.parent().unwrap_or(&self.root);
+        fs_err::create_dir_all(folder)?;
         fs_err::File::open(temp)?.sync_all()?;
-        fs_err::rename(temp, &path)?;
-        if let Some(folder) = path.parent() {
-            crate::fsx::sync_folder(folder);
+        if let Err(error) = fs_err::rename(temp, &path) {
+            if error.kind() != io::ErrorKind::CrossesDevices {
+                return Err(error.into());
+            }
+            // The store is on another file system than the upload: copy beside the archive's
+            // place, then rename there, so a reader never sees half an archive.
+            let mut copy = tempfile::NamedTempFile::new_in(folder)?;
+            io::copy(&mut fs_err::File::open(temp)?, copy.as_file_mut())?;
+            copy.as_file().sync_all()?;
+            copy.persist(&path).map_err(|error| error.error)?;
         }
+        crate::fsx::sync_folder(folder);
         Ok(())
     }
 
@@ -473,11 +505,20 @@ impl BlobStore for FsBlobs {
         let Some(path) = self.path(sha256) else {
             return Ok(None);
         };
-        let file = match fs_err::File::open(&path) {
-            Ok(file) => file,
+        // Only a regular file is an archive: a link or a pipe put in its place (in an export
+        // folder being imported, say) is never followed or read from.
+        match fs_err::symlink_metadata(&path) {
+            Ok(metadata) if metadata.is_file() => {}
+            Ok(_) => {
+                return Err(StoreError::Io(io::Error::other(format!(
+                    "{} is not a regular file",
+                    path.display()
+                ))));
+            }
             Err(error) if error.kind() == io::ErrorKind::NotFound => return Ok(None),
             Err(error) => return Err(error.into()),
-        };
+        }
+        let file = fs_err::File::open(&path)?;
         let size = file.metadata()?.len();
         Ok(Some(Blob {
             body: BlobBody::File(file.into_parts().0),
@@ -591,8 +632,10 @@ impl Location {
 
     pub fn database(&self) -> Database {
         match self.database.as_deref() {
-            Some(url) if url.starts_with("postgres://") || url.starts_with("postgresql://") => {
-                Database::Postgres(url.to_owned())
+            Some(url) if has_scheme(url, "postgres") || has_scheme(url, "postgresql") => {
+                // The client takes the scheme in lowercase only.
+                let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
+                Database::Postgres(format!("postgres://{rest}"))
             }
             Some(path) => {
                 Database::Sqlite(PathBuf::from(path.strip_prefix("sqlite:").unwrap_or(path)))
@@ -603,7 +646,7 @@ impl Location {
 
     pub fn blobs(&self) -> Blobs {
         match self.blobs.as_deref() {
-            Some(url) if url.starts_with("s3://") => Blobs::S3(url.to_owned()),
+            Some(url) if has_scheme(url, "s3") => Blobs::S3(url.to_owned()),
             Some(path) => Blobs::Folder(PathBuf::from(path)),
             None => Blobs::Folder(self.data.join("blobs")),
         }
@@ -653,17 +696,103 @@ impl Location {
     }
 }
 
-/// `url` with its password, if any, replaced by `***`.
+/// Whether `url` starts with `scheme://`, in any case.
+fn has_scheme(url: &str, scheme: &str) -> bool {
+    url.split_once("://")
+        .is_some_and(|(given, _)| given.eq_ignore_ascii_case(scheme))
+}
+
+/// `url` with its password, if any, replaced by `***`: in the user part (up to the last `@`,
+/// since a password may hold `/` or `@`) and in a `password=` parameter.
 pub fn without_password(url: &str) -> String {
     let Some((scheme, rest)) = url.split_once("://") else {
         return url.to_owned();
     };
-    let (authority, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
-    match authority.rsplit_once('@') {
-        Some((user, host)) if user.contains(':') => {
-            let name = user.split(':').next().unwrap_or_default();
-            format!("{scheme}://{name}:***@{host}{path}")
+    let (user, host) = match rest.rfind('@') {
+        Some(at) => (Some(&rest[..at]), &rest[at + 1..]),
+        None => (None, rest),
+    };
+    let mut shown = format!("{scheme}://");
+    if let Some(user) = user {
+        if let Some((name, _)) = user.split_once(':') {
+            shown.push_str(name);
+            shown.push_str(":***@");
+        } else {
+            shown.push_str(user);
+            shown.push('@');
         }
-        _ => url.to_owned(),
+    }
+    let (path, query) = host
+        .split_once('?')
+        .map_or((host, None), |(p, q)| (p, Some(q)));
+    shown.push_str(path);
+    if let Some(query) = query {
+        shown.push('?');
+        let parameters: Vec<String> = query
+            .split('&')
+            .map(|pair| match pair.split_once('=') {
+                Some((key, _)) if key.eq_ignore_ascii_case("password") => format!("{key}=***"),
+                _ => pair.to_owned(),
+            })
+            .collect();
+        shown.push_str(&parameters.join("&"));
+    }
+    shown
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{BlobStore as _, Blobs, Database, FsBlobs, Location, without_password};
+
+    #[test]
+    fn schemes_are_read_in_any_case() {
+        let mut location = Location::embedded("data".into());
+        location.database = Some("Postgres://u@db/x".into());
+        location.blobs = Some("S3://bucket/p".into());
+        assert!(matches!(location.database(), Database::Postgres(_)));
+        assert!(matches!(location.blobs(), Blobs::S3(_)));
+    }
+
+    /// An archive stored on another file system than the upload (`--blobs` on another disk
+    /// than `--data`) is copied, not refused.
+    #[test]
+    fn a_blob_folder_on_another_file_system_is_written() {
+        let shm = std::path::Path::new("/dev/shm");
+        if !shm.is_dir() {
+            return;
+        }
+        let upload = tempfile::NamedTempFile::new_in(shm).unwrap();
+        fs_err::write(upload.path(), b"archive").unwrap();
+        let store = tempfile::tempdir().unwrap();
+        let blobs = FsBlobs::new(store.path().to_path_buf());
+        let sha = "9c1185a5c5e9fc54612808977ee8f548b2258d31a0e9a5c7ee1c2b4f2b8a8e7a";
+        blobs.put(upload.path(), sha).unwrap();
+        let mut listed = Vec::new();
+        blobs
+            .list(&mut |blob| {
+                listed.push(blob.size);
+                Ok(())
+            })
+            .unwrap();
+        assert_eq!(listed, [7]);
+    }
+
+    #[test]
+    fn passwords_are_never_shown() {
+        for (url, shown) in [
+            (
+                "postgres://u:secret@db:5432/x",
+                "postgres://u:***@db:5432/x",
+            ),
+            ("postgres://u:se/cr@t@db/x", "postgres://u:***@db/x"),
+            (
+                "postgres://u@db/x?password=hunter2&sslmode=disable",
+                "postgres://u@db/x?password=***&sslmode=disable",
+            ),
+            ("postgres://db/x", "postgres://db/x"),
+            ("sqlite:/srv/r.db", "sqlite:/srv/r.db"),
+        ] {
+            assert_eq!(without_password(url), shown);
+        }
     }
 }

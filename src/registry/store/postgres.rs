@@ -128,6 +128,10 @@ struct PoolState {
     idle: Vec<Connection>,
     /// Connections handed out or being opened.
     busy: usize,
+    /// Requests waiting for a connection, by ticket, oldest first: connections go to them in
+    /// that order, so under load no request waits while later ones are served.
+    queue: std::collections::VecDeque<u64>,
+    next_ticket: u64,
 }
 
 /// A connection on loan; it goes back to the pool when dropped, unless it broke.
@@ -159,7 +163,7 @@ impl Drop for Lease<'_> {
             state.idle.push(connection);
         }
         drop(state);
-        self.pool.freed.notify_one();
+        self.pool.freed.notify_all();
     }
 }
 
@@ -171,33 +175,48 @@ impl Pool {
     fn get(&self) -> Result<Lease<'_>, StoreError> {
         let deadline = Instant::now() + POOL_WAIT;
         let mut state = self.lock();
+        let ticket = state.next_ticket;
+        state.next_ticket += 1;
+        state.queue.push_back(ticket);
         loop {
-            while let Some(connection) = state.idle.pop() {
-                if !connection.client.is_closed() {
-                    state.busy += 1;
-                    return Ok(Lease {
-                        pool: self,
-                        connection: Some(connection),
-                    });
+            if state.queue.front() == Some(&ticket) {
+                while let Some(connection) = state.idle.pop() {
+                    if !connection.client.is_closed() {
+                        state.busy += 1;
+                        state.queue.pop_front();
+                        drop(state);
+                        // The next in line may find a connection too.
+                        self.freed.notify_all();
+                        return Ok(Lease {
+                            pool: self,
+                            connection: Some(connection),
+                        });
+                    }
                 }
-            }
-            if state.busy < self.size {
-                state.busy += 1;
-                drop(state);
-                // Counted as busy while it connects, so the pool never opens more than `size`.
-                let mut lease = Lease {
-                    pool: self,
-                    connection: None,
-                };
-                let client = self.config.connect(NoTls)?;
-                lease.connection = Some(Connection {
-                    client,
-                    statements: HashMap::new(),
-                });
-                return Ok(lease);
+                if state.busy < self.size {
+                    state.busy += 1;
+                    state.queue.pop_front();
+                    drop(state);
+                    self.freed.notify_all();
+                    // Counted as busy while it connects, so the pool never opens more than
+                    // `size`; a failed connect gives its place back when the lease drops.
+                    let mut lease = Lease {
+                        pool: self,
+                        connection: None,
+                    };
+                    let client = self.config.connect(NoTls)?;
+                    lease.connection = Some(Connection {
+                        client,
+                        statements: HashMap::new(),
+                    });
+                    return Ok(lease);
+                }
             }
             let left = deadline.saturating_duration_since(Instant::now());
             if left.is_zero() {
+                state.queue.retain(|waiting| *waiting != ticket);
+                drop(state);
+                self.freed.notify_all();
                 return Err(StoreError::Remote(format!(
                     "all {} database connections stayed busy for {} s",
                     self.size,
@@ -237,6 +256,8 @@ impl Postgres {
                 state: Mutex::new(PoolState {
                     idle: Vec::new(),
                     busy: 0,
+                    queue: std::collections::VecDeque::new(),
+                    next_ticket: 0,
                 }),
                 freed: Condvar::new(),
             },
@@ -902,7 +923,7 @@ impl MetadataStore for Postgres {
             "SELECT users.name FROM owners JOIN users ON users.id = owners.user_id WHERE skill_id = $1 ORDER BY users.name",
         )?;
         let versions = transaction.prepare(
-            "SELECT version, checksum, digest, size, yanked, published_at, users.name, skill_md, files, frontmatter, listing, lint FROM versions JOIN users ON users.id = versions.publisher_id WHERE skill_id = $1 ORDER BY published_at, version",
+            "SELECT version, checksum, digest, size, yanked, published_at, users.name, skill_md, files, frontmatter, listing, lint FROM versions JOIN users ON users.id = versions.publisher_id WHERE skill_id = $1 AND version = $2",
         )?;
         // Skill by skill, so memory holds one skill's versions, not the registry's.
         let ids: Vec<i64> = transaction
@@ -915,15 +936,31 @@ impl MetadataStore for Postgres {
                 "SELECT name, description, keywords, downloads, created_at, updated_at FROM skills WHERE id = $1",
                 &[&id],
             )?;
+            let name: String = row.get(0);
             let owners = transaction
                 .query(&owners, &[&id])?
                 .iter()
                 .map(|row| row.get(0))
                 .collect();
-            let versions = transaction
-                .query(&versions, &[&id])?
+            each(Record::Skill {
+                name: name.clone(),
+                description: row.get(1),
+                keywords: row.get(2),
+                downloads: row.get(3),
+                created_at: row.get(4),
+                updated_at: row.get(5),
+                owners,
+            })?;
+            // Version by version: memory holds one SKILL.md at a time.
+            let numbers: Vec<String> = transaction
+                .query("SELECT version FROM versions WHERE skill_id = $1 ORDER BY published_at, version", &[&id])?
                 .iter()
-                .map(|row| ExportedVersion {
+                .map(|row| row.get(0))
+                .collect();
+            for number in numbers {
+                let row = transaction.query_one(&versions, &[&id, &number])?;
+                each(Record::Version(ExportedVersion {
+                    skill: name.clone(),
                     version: row.get(0),
                     checksum: row.get(1),
                     digest: row.get(2),
@@ -936,18 +973,8 @@ impl MetadataStore for Postgres {
                     frontmatter: row.get(9),
                     listing: row.get(10),
                     lint: row.get(11),
-                })
-                .collect();
-            each(Record::Skill {
-                name: row.get(0),
-                description: row.get(1),
-                keywords: row.get(2),
-                downloads: row.get(3),
-                created_at: row.get(4),
-                updated_at: row.get(5),
-                owners,
-                versions,
-            })?;
+                }))?;
+            }
         }
         transaction.commit()?;
         Ok(())
@@ -992,7 +1019,6 @@ impl MetadataStore for Postgres {
                 created_at,
                 updated_at,
                 owners,
-                versions,
             } => {
                 let id: i64 = transaction
                     .query_one(
@@ -1016,28 +1042,34 @@ impl MetadataStore for Postgres {
                         &[&id, &owner],
                     )?;
                 }
-                for version in versions {
-                    let publisher = user_id(&mut transaction, &version.publisher)?;
-                    let values: [&(dyn ToSql + Sync); 13] = [
-                        &id,
-                        &version.version,
-                        &version.checksum,
-                        &version.digest,
-                        &version.size,
-                        &version.yanked,
-                        &version.published_at,
-                        &publisher,
-                        &version.skill_md,
-                        &version.files,
-                        &version.frontmatter,
-                        &version.listing,
-                        &version.lint,
-                    ];
-                    transaction.execute(
-                        "INSERT INTO versions (skill_id, version, checksum, digest, size, yanked, published_at, publisher_id, skill_md, files, frontmatter, listing, lint) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)",
-                        &values,
-                    )?;
-                }
+            }
+            Record::Version(version) => {
+                let Some((id, _)) = skill_id(&mut transaction, &version.skill, false)? else {
+                    return Err(StoreError::Schema(format!(
+                        "version {} of `{}` comes before its skill",
+                        version.version, version.skill
+                    )));
+                };
+                let publisher = user_id(&mut transaction, &version.publisher)?;
+                let values: [&(dyn ToSql + Sync); 13] = [
+                    &id,
+                    &version.version,
+                    &version.checksum,
+                    &version.digest,
+                    &version.size,
+                    &version.yanked,
+                    &version.published_at,
+                    &publisher,
+                    &version.skill_md,
+                    &version.files,
+                    &version.frontmatter,
+                    &version.listing,
+                    &version.lint,
+                ];
+                transaction.execute(
+                    "INSERT INTO versions (skill_id, version, checksum, digest, size, yanked, published_at, publisher_id, skill_md, files, frontmatter, listing, lint) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)",
+                    &values,
+                )?;
             }
         }
         transaction.commit()?;

@@ -489,14 +489,9 @@ impl BlobStore for S3Blobs {
         let key = self
             .key(sha256)
             .ok_or_else(|| StoreError::Remote(format!("`{sha256}` is not a sha256")))?;
-        let head = self.small("HEAD", Some(&key), &[])?;
-        match head.status().as_u16() {
-            200..=299 => return Ok(()),
-            // 403 is how S3 says "not found" to someone who may not list the bucket: the PUT
-            // says whether we may write.
-            403 | 404 => {}
-            _ => return Err(self.refused("HEAD", Some(&key), head)),
-        }
+        // Always sent, even when the archive is already stored: the upload renews its time,
+        // which `registry gc --min-age` reads, so an unreferenced archive that a publish is
+        // about to refer to again is never taken for an old orphan.
         let checksum = base64::engine::general_purpose::STANDARD.encode(hex_bytes(sha256));
         self.put_object(&key, temp, sha256, Some(&checksum))
     }

@@ -804,8 +804,9 @@ impl MetadataStore for Sqlite {
         let mut rows = skills.query([])?;
         while let Some(row) = rows.next()? {
             let id: i64 = row.get(0)?;
+            let name: String = row.get(1)?;
             each(Record::Skill {
-                name: row.get(1)?,
+                name: name.clone(),
                 description: row.get(2)?,
                 keywords: row.get(3)?,
                 downloads: row.get(4)?,
@@ -814,25 +815,25 @@ impl MetadataStore for Sqlite {
                 owners: owners
                     .query_map(params![id], |row| row.get(0))?
                     .collect::<Result<_, _>>()?,
-                versions: versions
-                    .query_map(params![id], |row| {
-                        Ok(ExportedVersion {
-                            version: row.get(0)?,
-                            checksum: row.get(1)?,
-                            digest: row.get(2)?,
-                            size: row.get(3)?,
-                            yanked: row.get::<_, i64>(4)? != 0,
-                            published_at: row.get(5)?,
-                            publisher: row.get(6)?,
-                            skill_md: row.get(7)?,
-                            files: row.get(8)?,
-                            frontmatter: row.get(9)?,
-                            listing: row.get(10)?,
-                            lint: row.get(11)?,
-                        })
-                    })?
-                    .collect::<Result<_, _>>()?,
             })?;
+            let mut listed = versions.query(params![id])?;
+            while let Some(row) = listed.next()? {
+                each(Record::Version(ExportedVersion {
+                    skill: name.clone(),
+                    version: row.get(0)?,
+                    checksum: row.get(1)?,
+                    digest: row.get(2)?,
+                    size: row.get(3)?,
+                    yanked: row.get::<_, i64>(4)? != 0,
+                    published_at: row.get(5)?,
+                    publisher: row.get(6)?,
+                    skill_md: row.get(7)?,
+                    files: row.get(8)?,
+                    frontmatter: row.get(9)?,
+                    listing: row.get(10)?,
+                    lint: row.get(11)?,
+                }))?;
+            }
         }
         Ok(())
     }
@@ -876,7 +877,6 @@ impl MetadataStore for Sqlite {
                 created_at,
                 updated_at,
                 owners,
-                versions,
             } => {
                 transaction.execute(
                     "INSERT INTO skills (name, lower_name, description, keywords, search_text, downloads, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
@@ -899,27 +899,33 @@ impl MetadataStore for Sqlite {
                         params![id, owner],
                     )?;
                 }
-                for version in versions {
-                    let publisher = user_id(&transaction, &version.publisher)?;
-                    transaction.execute(
-                        "INSERT INTO versions (skill_id, version, checksum, digest, size, yanked, published_at, publisher_id, skill_md, files, frontmatter, listing, lint) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
-                        params![
-                            id,
-                            version.version,
-                            version.checksum,
-                            version.digest,
-                            version.size,
-                            i64::from(version.yanked),
-                            version.published_at,
-                            publisher,
-                            version.skill_md,
-                            version.files,
-                            version.frontmatter,
-                            version.listing,
-                            version.lint
-                        ],
-                    )?;
-                }
+            }
+            Record::Version(version) => {
+                let Some((id, _)) = skill_id(&transaction, &version.skill)? else {
+                    return Err(StoreError::Schema(format!(
+                        "version {} of `{}` comes before its skill",
+                        version.version, version.skill
+                    )));
+                };
+                let publisher = user_id(&transaction, &version.publisher)?;
+                transaction.execute(
+                    "INSERT INTO versions (skill_id, version, checksum, digest, size, yanked, published_at, publisher_id, skill_md, files, frontmatter, listing, lint) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+                    params![
+                        id,
+                        version.version,
+                        version.checksum,
+                        version.digest,
+                        version.size,
+                        i64::from(version.yanked),
+                        version.published_at,
+                        publisher,
+                        version.skill_md,
+                        version.files,
+                        version.frontmatter,
+                        version.listing,
+                        version.lint
+                    ],
+                )?;
             }
         }
         transaction.commit()?;

@@ -234,7 +234,7 @@ fn export_from_sqlite_and_import_into_postgres_and_s3() {
     let (code, _, stderr) = old.admin(&["export", context.root().join("dump").to_str().unwrap()]);
     assert_eq!(code, 0, "{stderr}");
     assert!(
-        stderr.contains("Exported 6 records and 3 archives"),
+        stderr.contains("Exported 9 records and 3 archives"),
         "{stderr}"
     );
     drop(old);
@@ -272,7 +272,7 @@ fn export_from_sqlite_and_import_into_postgres_and_s3() {
     let (code, _, stderr) = run(import);
     assert_eq!(code, 0, "{stderr}");
     assert!(
-        stderr.contains("Imported 6 records and 3 archives"),
+        stderr.contains("Imported 9 records and 3 archives"),
         "{stderr}"
     );
     // A second import into the now full registry is refused.
@@ -319,4 +319,144 @@ fn export_from_sqlite_and_import_into_postgres_and_s3() {
         &["install", "moved@1.1.0", "--dir", "installed"],
     );
     assert_eq!(code, 0, "{stdout}{stderr}");
+}
+
+/// `registry import` of a bad export writes no record: every line is checked and every archive
+/// copied (and verified) before the first record, so a refused import can be run again.
+#[test]
+fn a_bad_export_is_refused_before_any_record_is_written() {
+    let context = TestContext::new();
+    let old = Registry::start_on(&Stores::embedded(&context.root().join("old")), &[]);
+    let alice = old.token("alice");
+    skill(&context, "solid", "1.0.0", "Solid.");
+    assert_eq!(
+        cli(&context, &old, Some(&alice), &["publish", "work/solid"]).0,
+        0
+    );
+    let dump = context.root().join("dump");
+    let (code, _, stderr) = old.admin(&["export", dump.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stderr}");
+    drop(old);
+    let lines = fs_err::read_to_string(dump.join("registry.jsonl")).unwrap();
+    let target = Stores::embedded(&context.root().join("new"));
+    let import = |folder: &std::path::Path| {
+        let mut command = std::process::Command::new(insta_cmd::get_cargo_bin("skillpkg"));
+        command.args(["registry", "import"]).arg(folder);
+        target.apply(&mut command);
+        run(command)
+    };
+    let variant = |name: &str, text: &str| {
+        let folder = context.root().join(name);
+        let copied = std::process::Command::new("cp")
+            .arg("-r")
+            .arg(&dump)
+            .arg(&folder)
+            .status()
+            .unwrap();
+        assert!(copied.success());
+        fs_err::write(folder.join("registry.jsonl"), text).unwrap();
+        folder
+    };
+    let skill_line = lines
+        .lines()
+        .find(|line| line.contains("\"record\":\"skill\""))
+        .unwrap();
+    let token_line = lines
+        .lines()
+        .find(|line| line.contains("\"record\":\"token\""))
+        .unwrap();
+    for (name, text, says) in [
+        (
+            "duplicate",
+            format!("{lines}{skill_line}\n"),
+            "the skill `solid` is on an earlier line",
+        ),
+        (
+            "bad-hash",
+            lines.replacen(
+                token_line,
+                &token_line.replacen("\"hash\":\"", "\"hash\":\"a\u{e9}", 1),
+                1,
+            ),
+            "a token's hash must be 64 lowercase hex digits",
+        ),
+        (
+            "not-utf8",
+            format!("{lines}\u{fffd}"),
+            "the line is cut short or too long",
+        ),
+    ] {
+        let folder = variant(name, &text);
+        let (code, _, stderr) = import(&folder);
+        assert_eq!(code, 2, "{name}: {stderr}");
+        assert!(stderr.contains(says), "{name}: {stderr}");
+        assert!(
+            stderr.contains("registry.jsonl:"),
+            "{name} names the line: {stderr}"
+        );
+    }
+    // An archive replaced by an endless file or a pipe is never read.
+    let endless = variant("endless", &lines);
+    let stored = walk(&endless.join("blobs"))[0].clone();
+    fs_err::remove_file(&stored).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", &stored).unwrap();
+    let (code, _, stderr) = import(&endless);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("not a regular file"), "{stderr}");
+    // Nothing was written: the good export still imports.
+    let (code, _, stderr) = import(&dump);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stderr.contains("Imported 4 records and 1 archive"),
+        "{stderr}"
+    );
+}
+
+/// Reading commands never make an empty registry from a mistyped place, and a database's own
+/// error reaches the user.
+#[test]
+fn a_wrong_place_is_named_not_created() {
+    let context = TestContext::new();
+    let missing = context.root().join("no-such-registry");
+    let mut export = std::process::Command::new(insta_cmd::get_cargo_bin("skillpkg"));
+    export
+        .args(["registry", "export", "--data"])
+        .arg(&missing)
+        .arg(context.root().join("out"));
+    let (code, _, stderr) = run(export);
+    assert_eq!(code, 2);
+    assert!(
+        stderr.contains("there is no registry database at"),
+        "{stderr}"
+    );
+    assert!(!missing.exists());
+    let Some(stores) = Stores::scaled(
+        &context.root().join("data"),
+        "a_wrong_place_is_named_not_created",
+    ) else {
+        return;
+    };
+    let scaled = stores.scaled.as_ref().unwrap();
+    let wrong = format!(
+        "{}_missing",
+        scaled.database.replacen("postgres://", "Postgres://", 1)
+    );
+    let mut gc = std::process::Command::new(insta_cmd::get_cargo_bin("skillpkg"));
+    gc.args([
+        "registry",
+        "gc",
+        "--database",
+        &wrong,
+        "--blobs",
+        &scaled.blobs,
+    ])
+    .envs(scaled.env.iter().map(|(k, v)| (k, v)))
+    .arg("--data")
+    .arg(context.root().join("data"));
+    let (code, _, stderr) = run(gc);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("does not exist"),
+        "the server's own reason: {stderr}"
+    );
 }
