@@ -151,7 +151,7 @@ fn scaled(skillpkg: &str, work: &Path) {
         return;
     };
     println!(
-        "\nPostgreSQL + S3 (s3s-fs) beside SQLite + a folder; registry CPU is user + system time of the server processes over the measured window"
+        "\nPostgreSQL + S3 (s3s-fs) beside SQLite + a folder; CPU is user + system time over the warm-up and the measured window"
     );
     for back_end in ["SQLite + folder", "PostgreSQL + S3"] {
         for processes in [1, 2] {
@@ -159,7 +159,7 @@ fn scaled(skillpkg: &str, work: &Path) {
             let mut args: Vec<String> = vec!["--data".into(), data.display().to_string()];
             let mut env = Vec::new();
             if back_end.starts_with("PostgreSQL") {
-                // `SKILLPKG_BENCH_POOL=N`: each server's PostgreSQL connections (default 16).
+                // `SKILLPKG_BENCH_POOL=N`: each server's PostgreSQL connections (default twice the cores).
                 if let Ok(pool) = std::env::var("SKILLPKG_BENCH_POOL") {
                     let config = work.join(format!("pool-{processes}.toml"));
                     fs_err::write(&config, format!("pool_size = {pool}\n")).expect("config");
@@ -208,20 +208,18 @@ fn scaled(skillpkg: &str, work: &Path) {
                 "{back_end}, {processes} server{}",
                 if processes == 1 { "" } else { "s" }
             );
-            let before = cpu_seconds(&pids);
+            let (before, database) = (cpu_seconds(&pids), postgres_cpu());
             let metadata = load_on(&addresses, "/api/v1/skills/bench", None, "200");
             let cpu = cpu_seconds(&pids) - before;
+            let database = postgres_cpu() - database;
             metadata.print(&format!("{label}: metadata GET"), 8_000.0);
-            println!(
-                "    registry CPU {cpu:.1} s over {:.0} s wall",
-                (WARM_UP + MEASURE).as_secs_f64()
-            );
+            print_cpu(cpu, database);
             let redirect = if back_end.starts_with("PostgreSQL") {
                 "307"
             } else {
                 "200"
             };
-            let before = cpu_seconds(&pids);
+            let (before, database) = (cpu_seconds(&pids), postgres_cpu());
             let downloads = load_on(
                 &addresses,
                 "/api/v1/skills/bench/1.0.0/download",
@@ -229,6 +227,7 @@ fn scaled(skillpkg: &str, work: &Path) {
                 redirect,
             );
             let cpu = cpu_seconds(&pids) - before;
+            let database = postgres_cpu() - database;
             downloads.print(
                 &format!(
                     "{label}: download ({})",
@@ -240,10 +239,7 @@ fn scaled(skillpkg: &str, work: &Path) {
                 ),
                 5_000.0,
             );
-            println!(
-                "    registry CPU {cpu:.1} s over {:.0} s wall",
-                (WARM_UP + MEASURE).as_secs_f64()
-            );
+            print_cpu(cpu, database);
             if processes == 1 {
                 let archives: Vec<(String, Vec<u8>)> = (1..=1000)
                     .map(|i| {
@@ -272,6 +268,32 @@ fn scaled(skillpkg: &str, work: &Path) {
             }
         }
     }
+}
+
+/// The CPU a load took: the registry's processes and `PostgreSQL`'s, beside the wall time.
+fn print_cpu(registry: f64, database: f64) {
+    println!(
+        "    CPU: registry {registry:.1} s, PostgreSQL {database:.1} s, over {:.0} s wall on {} cores",
+        (WARM_UP + MEASURE).as_secs_f64(),
+        std::thread::available_parallelism().map_or(1, std::num::NonZero::get)
+    );
+}
+
+/// User + system CPU seconds so far of every `postgres` process (the server and its backends).
+fn postgres_cpu() -> f64 {
+    let pids: Vec<u32> = fs_err::read_dir("/proc")
+        .map(|entries| {
+            entries
+                .flatten()
+                .filter_map(|entry| entry.file_name().to_str()?.parse().ok())
+                .filter(|pid: &u32| {
+                    fs_err::read_to_string(format!("/proc/{pid}/comm"))
+                        .is_ok_and(|comm| comm.trim() == "postgres")
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    cpu_seconds(&pids)
 }
 
 /// User + system CPU seconds of the processes `pids` so far (Linux; 0 elsewhere).

@@ -11,8 +11,8 @@ use sha2::{Digest as _, Sha256};
 use crate::commands::{ExitStatus, UserError};
 use crate::output::Printer;
 use crate::registry::store::{
-    BlobStore, Blobs, DEFAULT_POOL_SIZE, Database, FsBlobs, Location, OnOpen, Record, StoreError,
-    StoredBlob, is_sha256,
+    BlobStore, Blobs, Database, FsBlobs, Location, OnOpen, Record, StoreError, StoredBlob,
+    is_sha256,
 };
 
 /// Where a registry's stores are: flags, then a `--config` file, then the embedded defaults.
@@ -37,7 +37,7 @@ pub struct StoreArgs {
     #[arg(long, value_name = "URL")]
     blobs: Option<String>,
     /// A TOML file with any of `data`, `database`, `blobs` and `pool_size` (connections each
-    /// server keeps to PostgreSQL, default 16); flags win over it
+    /// server keeps to PostgreSQL, default twice its cores); flags win over it
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
 }
@@ -67,7 +67,9 @@ impl StoreArgs {
             .clone()
             .or(file.data)
             .unwrap_or_else(|| PathBuf::from("registry-data"));
-        let pool_size = file.pool_size.unwrap_or(DEFAULT_POOL_SIZE);
+        let pool_size = file
+            .pool_size
+            .unwrap_or_else(crate::registry::store::default_pool_size);
         if pool_size == 0 || pool_size > 1000 {
             return Err(UserError {
                 message: format!("pool_size = {pool_size} is not between 1 and 1000"),

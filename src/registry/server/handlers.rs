@@ -92,12 +92,13 @@ pub(super) async fn download(
         .ok_or_else(|| no_version(&skill.name, &version))?;
     let blobs = state.blobs.clone();
     let checksum = found.checksum.clone();
-    if state.download == DownloadMode::Redirect {
-        let blobs = blobs.clone();
-        let checksum = checksum.clone();
-        if let Some(url) = blocking(move || blobs.presigned(&checksum, PRESIGNED_TTL)).await? {
-            return Ok(redirect(&state, &skill.name, &method, &url));
-        }
+    // Presigning is a few HMACs, no request: done here, not on the blocking pool.
+    if state.download == DownloadMode::Redirect
+        && let Some(url) = blobs
+            .presigned(&checksum, PRESIGNED_TTL)
+            .map_err(Failure::from)?
+    {
+        return Ok(redirect(&state, &skill.name, &method, &url));
     }
     let (body, size) = blocking(move || blobs.get(&checksum)?.map(archive_body).transpose())
         .await?

@@ -308,11 +308,26 @@ fn lookup_lengths(name: &str, version: Option<&str>) -> Result<(), Failure> {
     }
 }
 
+/// How many store calls may run at once, when the store says (`PostgreSQL`: its pool's
+/// connections). Requests beyond it wait here, in arrival order and without a thread each,
+/// instead of on the blocking pool, where they would all hold threads and contend for the
+/// connections. One server runs per process, so this is set once, when it starts.
+static STORE_CALLS: std::sync::OnceLock<tokio::sync::Semaphore> = std::sync::OnceLock::new();
+
 async fn blocking<T: Send + 'static>(
     work: impl FnOnce() -> Result<T, StoreError> + Send + 'static,
 ) -> Result<T, Failure> {
     // The connection moves no bytes meanwhile, but it is not idle.
     let _working = connections::working();
+    let _permit = match STORE_CALLS.get() {
+        Some(calls) => Some(calls.acquire().await.map_err(|_| {
+            fail(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "the registry is shutting down",
+            )
+        })?),
+        None => None,
+    };
     tokio::task::spawn_blocking(work)
         .await
         .map_err(|error| {
@@ -339,6 +354,9 @@ pub async fn serve(settings: Settings) -> anyhow::Result<()> {
             hint: "check --database and --blobs (and for S3 the AWS_* variables), or run `skillpkg registry migrate`",
         })?;
     // Unfinished uploads are this process's own: several servers may share `--data`.
+    if let Some(calls) = meta.concurrency() {
+        let _ = STORE_CALLS.set(tokio::sync::Semaphore::new(calls));
+    }
     // Whatever an interrupted upload left is garbage: nothing refers to it.
     sweep_uploads(&settings.location.data.join("tmp"));
     let (tmp, upload_lock) = upload_folder(&settings.location.data.join("tmp"))?;

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-pub use postgres::{DEFAULT_POOL_SIZE, Postgres};
+pub use postgres::{Postgres, default_pool_size};
 pub use s3::{ListedObject, S3Blobs, listing as s3_listing};
 pub use sqlite::Sqlite;
 
@@ -151,6 +151,10 @@ pub(crate) trait MetadataStore: Send + Sync {
     fn checksums(&self) -> Result<std::collections::HashSet<String>, StoreError>;
     /// Whether the database answers, for `/readyz`.
     fn ping(&self) -> Result<(), StoreError>;
+    /// How many calls can usefully run at once (a pool's connections), if the store is bounded.
+    fn concurrency(&self) -> Option<usize> {
+        None
+    }
     /// (the migrations the database has had, the migrations this build knows).
     fn schema(&self) -> Result<(usize, usize), StoreError>;
     /// Applies the migrations the database lacks, each in its own transaction under a lock
@@ -353,7 +357,8 @@ pub(crate) trait BlobStore: Send + Sync {
     /// download lasts minutes, so they are never read whole into memory.
     fn get(&self, sha256: &str) -> Result<Option<Blob>, StoreError>;
     /// A URL that serves the archive without this server for `ttl` (a presigned S3 URL), or
-    /// `None` when the store cannot make one (a folder).
+    /// `None` when the store cannot make one (a folder). Computed, never a request: callers
+    /// may call it on an async thread.
     fn presigned(&self, sha256: &str, ttl: Duration) -> Result<Option<String>, StoreError>;
     /// Calls `each` with every stored archive, in no particular order.
     fn list(
@@ -626,7 +631,7 @@ impl Location {
             data,
             database: None,
             blobs: None,
-            pool_size: DEFAULT_POOL_SIZE,
+            pool_size: default_pool_size(),
         }
     }
 

@@ -87,8 +87,14 @@ CREATE INDEX versions_by_checksum ON versions (checksum);
 /// The advisory lock migrations hold (any constant; "skpk" in ASCII).
 const MIGRATION_LOCK: i64 = 0x736b_706b;
 
-/// How many connections one server process keeps at most.
-pub const DEFAULT_POOL_SIZE: usize = 16;
+/// How many connections one server process keeps at most, unless told: twice its cores. A
+/// server cannot usefully drive more queries at once than its own cores can answer, and on a
+/// machine shared with the database every extra backend takes CPU from the others: measured on
+/// 2 cores (`cargo bench --bench registry`), 4 connections kept p99 under 20 ms where 16 did
+/// not.
+pub fn default_pool_size() -> usize {
+    std::thread::available_parallelism().map_or(4, |cores| cores.get() * 2)
+}
 
 /// How long a request waits for a free connection before it fails.
 const POOL_WAIT: Duration = Duration::from_secs(10);
@@ -870,6 +876,10 @@ impl MetadataStore for Postgres {
             .iter()
             .map(|row| row.get(0))
             .collect())
+    }
+
+    fn concurrency(&self) -> Option<usize> {
+        Some(self.pool.size)
     }
 
     fn ping(&self) -> Result<(), StoreError> {
