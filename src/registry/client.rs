@@ -647,7 +647,7 @@ fn retry_after_note(response: &ureq::http::Response<ureq::Body>) -> String {
 
 /// The certificates TLS trusts: a PEM bundle named by `SKILLPKG_CA_FILE`, else by
 /// `SSL_CERT_FILE` (the convention of OpenSSL, curl and git), else the platform's store.
-fn root_certs() -> Result<RootCerts, ClientError> {
+pub(crate) fn root_certs() -> Result<RootCerts, ClientError> {
     for variable in ["SKILLPKG_CA_FILE", "SSL_CERT_FILE"] {
         if let Some(path) = std::env::var_os(variable).filter(|path| !path.is_empty()) {
             return pem_bundle(variable, Path::new(&path));

@@ -161,6 +161,15 @@ impl Registry {
         &self.stores.data
     }
 
+    pub(crate) fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Whether the server has exited (reaping it if so).
+    pub(crate) fn exited(&mut self) -> bool {
+        self.child.try_wait().unwrap().is_some()
+    }
+
     pub(crate) fn kill(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();

@@ -235,6 +235,20 @@ pub enum OnOpen {
     AsIs,
 }
 
+/// The newest stable version, and the newest pre-release when it is newer still.
+pub(crate) fn newest(versions: &[semver::Version]) -> (Option<String>, Option<String>) {
+    let latest = versions.iter().filter(|v| v.pre.is_empty()).max();
+    let prerelease = versions
+        .iter()
+        .filter(|v| !v.pre.is_empty())
+        .max()
+        .filter(|pre| latest.is_none_or(|stable| *pre > stable));
+    (
+        latest.map(ToString::to_string),
+        prerelease.map(ToString::to_string),
+    )
+}
+
 /// Refuses a database whose schema is newer than this build's: `done` migrations applied,
 /// `known` known. `what` names the database in the message.
 pub(crate) fn check_schema(what: &str, done: usize, known: usize) -> Result<(), StoreError> {

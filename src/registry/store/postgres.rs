@@ -280,6 +280,21 @@ impl Postgres {
     }
 }
 
+impl Postgres {
+    /// The first `limit` skills by `column` (`updated_at` or `downloads`), highest first.
+    fn first_hits(&self, column: &'static str, limit: usize) -> Result<Vec<SearchHit>, StoreError> {
+        let sql = format!("SELECT name FROM skills ORDER BY {column} DESC, lower_name LIMIT $1");
+        let mut connection = self.pool.get()?;
+        let names: Vec<String> = connection
+            .client
+            .query(&sql, &[&as_sql(limit)])?
+            .iter()
+            .map(|row| row.get(0))
+            .collect();
+        hits(&mut connection, &names)
+    }
+}
+
 /// How many migrations the database has had: 0 for an empty one.
 fn schema_done(client: &mut impl GenericClient) -> Result<usize, postgres::Error> {
     let exists: bool = client
@@ -327,7 +342,7 @@ fn hits(connection: &mut Connection, names: &[String]) -> Result<Vec<SearchHit>,
             .iter()
             .filter_map(|row| row.get::<_, String>(0).parse().ok())
             .collect();
-        let (latest, prerelease) = newest(&parsed);
+        let (latest, prerelease) = super::newest(&parsed);
         hits.push(SearchHit {
             name: row.get(1),
             description: row.get(2),
@@ -338,20 +353,6 @@ fn hits(connection: &mut Connection, names: &[String]) -> Result<Vec<SearchHit>,
         });
     }
     Ok(hits)
-}
-
-/// The newest stable version, and the newest pre-release when it is newer still.
-fn newest(versions: &[semver::Version]) -> (Option<String>, Option<String>) {
-    let latest = versions.iter().filter(|v| v.pre.is_empty()).max();
-    let prerelease = versions
-        .iter()
-        .filter(|v| !v.pre.is_empty())
-        .max()
-        .filter(|pre| latest.is_none_or(|stable| *pre > stable));
-    (
-        latest.map(ToString::to_string),
-        prerelease.map(ToString::to_string),
-    )
 }
 
 fn user_id(client: &mut impl GenericClient, name: &str) -> Result<i64, postgres::Error> {
@@ -742,31 +743,11 @@ impl MetadataStore for Postgres {
     }
 
     fn recent(&self, limit: usize) -> Result<Vec<SearchHit>, StoreError> {
-        let mut connection = self.pool.get()?;
-        let names: Vec<String> = connection
-            .client
-            .query(
-                "SELECT name FROM skills ORDER BY updated_at DESC, lower_name LIMIT $1",
-                &[&as_sql(limit)],
-            )?
-            .iter()
-            .map(|row| row.get(0))
-            .collect();
-        hits(&mut connection, &names)
+        self.first_hits("updated_at", limit)
     }
 
     fn popular(&self, limit: usize) -> Result<Vec<SearchHit>, StoreError> {
-        let mut connection = self.pool.get()?;
-        let names: Vec<String> = connection
-            .client
-            .query(
-                "SELECT name FROM skills ORDER BY downloads DESC, lower_name LIMIT $1",
-                &[&as_sql(limit)],
-            )?
-            .iter()
-            .map(|row| row.get(0))
-            .collect();
-        hits(&mut connection, &names)
+        self.first_hits("downloads", limit)
     }
 
     fn add_downloads(&self, counts: &[(String, u64)]) -> Result<(), StoreError> {

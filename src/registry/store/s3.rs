@@ -200,7 +200,12 @@ impl S3Blobs {
             base_path,
             bucket: config.bucket,
             prefix: config.prefix,
-            agent: agent(),
+            agent: agent(if https {
+                // A private certificate authority, as for the registry itself.
+                crate::registry::client::root_certs().map_err(|error| error.to_string())?
+            } else {
+                RootCerts::PlatformVerifier
+            }),
             page_size: 1000,
         })
     }
@@ -631,10 +636,12 @@ impl BlobStore for S3Blobs {
 
 /// The HTTP agent: answers of any status come back as answers, no redirects are followed, and
 /// every phase has a timeout (a total is added per small request).
-fn agent() -> ureq::Agent {
+/// The client for the store: `roots` to trust (for https, `SKILLPKG_CA_FILE` or
+/// `SSL_CERT_FILE` when set, as the registry client does).
+fn agent(roots: RootCerts) -> ureq::Agent {
     let tls = TlsConfig::builder()
         .provider(TlsProvider::Rustls)
-        .root_certs(RootCerts::PlatformVerifier)
+        .root_certs(roots)
         .build();
     ureq::Agent::config_builder()
         .http_status_as_error(false)

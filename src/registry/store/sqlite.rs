@@ -244,17 +244,12 @@ fn hits(connection: &Connection, names: &[String]) -> Result<Vec<SearchHit>, Sto
             .query_map(params![id], |row| row.get::<_, String>(0))?
             .filter_map(|version| version.ok()?.parse().ok())
             .collect();
-        let latest = parsed.iter().filter(|v| v.pre.is_empty()).max();
-        let prerelease = parsed
-            .iter()
-            .filter(|v| !v.pre.is_empty())
-            .max()
-            .filter(|pre| latest.is_none_or(|stable| *pre > stable));
+        let (latest, prerelease) = super::newest(&parsed);
         hits.push(SearchHit {
             name,
             description,
-            latest: latest.map(ToString::to_string),
-            prerelease: prerelease.map(ToString::to_string),
+            latest,
+            prerelease,
             downloads: u64::try_from(downloads).unwrap_or(0),
             updated_at,
         });

@@ -460,3 +460,62 @@ fn a_wrong_place_is_named_not_created() {
         "the server's own reason: {stderr}"
     );
 }
+
+/// SIGTERM to one of several servers while it receives an upload: the upload is finished and
+/// published, the server then exits, and the others serve the new version.
+#[test]
+fn sigterm_drains_an_upload_in_flight_on_the_shared_stores() {
+    use std::io::{BufRead as _, BufReader, Read as _};
+    let context = TestContext::new();
+    let Some(stores) = Stores::scaled(
+        &context.root().join("data"),
+        "sigterm_drains_an_upload_in_flight_on_the_shared_stores",
+    ) else {
+        return;
+    };
+    let mut leaving = Registry::start_plain_on(&stores, &[]);
+    let staying = Registry::start_on(&stores, &[]);
+    let alice = leaving.token("alice");
+    skill(&context, "late", "1.0.0", "Late.");
+    let archive = packed(&context, "late");
+    let address = leaving.url.split_once("://").unwrap().1.to_owned();
+    let mut upload = std::net::TcpStream::connect(&address).unwrap();
+    upload
+        .set_read_timeout(Some(Duration::from_secs(30)))
+        .unwrap();
+    write!(
+        upload,
+        "PUT /api/v1/skills/late/1.0.0 HTTP/1.1\r\nHost: registry\r\nAuthorization: Bearer {alice}\r\nx-checksum-sha256: {}\r\nContent-Length: {}\r\nExpect: 100-continue\r\n\r\n",
+        sha256(&archive),
+        archive.len()
+    )
+    .unwrap();
+    // `100 Continue` comes when the handler starts reading the body: the upload is in flight.
+    let mut reader = BufReader::new(upload.try_clone().unwrap());
+    let mut line = String::new();
+    reader.read_line(&mut line).unwrap();
+    assert!(line.starts_with("HTTP/1.1 100"), "{line}");
+    reader.read_line(&mut line).unwrap();
+    let terminated = std::process::Command::new("kill")
+        .args(["-TERM", &leaving.pid().to_string()])
+        .status()
+        .unwrap();
+    assert!(terminated.success());
+    upload.write_all(&archive).unwrap();
+    let mut status = String::new();
+    reader.read_line(&mut status).unwrap();
+    assert!(
+        status.starts_with("HTTP/1.1 201"),
+        "the upload in flight is published: {status}"
+    );
+    let mut rest = Vec::new();
+    let _ = reader.read_to_end(&mut rest);
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !leaving.exited() {
+        assert!(Instant::now() < deadline, "the server did not exit");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let (code, stdout, stderr) = cli(&context, &staying, None, &["info", "late"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("1.0.0"), "{stdout}");
+}
