@@ -311,22 +311,8 @@ fn cpu_seconds(pids: &[u32]) -> f64 {
         .sum()
 }
 
-/// Starts a registry with store `args` and `env`, plus `extra`.
-fn start_on(
-    skillpkg: &str,
-    args: &[String],
-    env: &[(String, String)],
-    extra: &[&str],
-) -> (Child, String) {
-    let mut child = Command::new(skillpkg)
-        .args(["registry", "serve", "--addr", "127.0.0.1:0"])
-        .args(args)
-        .args(extra)
-        .envs(env.iter().map(|(k, v)| (k, v)))
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start the registry");
+/// A started registry and the URL its first line prints.
+fn listening(mut child: Child) -> (Child, String) {
     let mut line = String::new();
     BufReader::new(child.stdout.take().expect("stdout"))
         .read_line(&mut line)
@@ -337,6 +323,25 @@ fn start_on(
         .expect("`listening on URL`")
         .to_owned();
     (child, url)
+}
+
+/// Starts a registry with store `args` and `env`, plus `extra`.
+fn start_on(
+    skillpkg: &str,
+    args: &[String],
+    env: &[(String, String)],
+    extra: &[&str],
+) -> (Child, String) {
+    let child = Command::new(skillpkg)
+        .args(["registry", "serve", "--addr", "127.0.0.1:0"])
+        .args(args)
+        .args(extra)
+        .envs(env.iter().map(|(k, v)| (k, v)))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start the registry");
+    listening(child)
 }
 
 /// Search and the home page over many skills: `SCALE_SKILLS` more, whose descriptions share
@@ -399,7 +404,7 @@ fn start_with(skillpkg: &str, data: &Path, extra: &[&str]) -> (Child, String) {
 
 /// [`start_with`], the request log going to `log`.
 fn start_logged(skillpkg: &str, data: &Path, extra: &[&str], log: Stdio) -> (Child, String) {
-    let mut child = Command::new(skillpkg)
+    let child = Command::new(skillpkg)
         .args(["registry", "serve", "--addr", "127.0.0.1:0", "--data"])
         .arg(data)
         .args(extra)
@@ -407,16 +412,7 @@ fn start_logged(skillpkg: &str, data: &Path, extra: &[&str], log: Stdio) -> (Chi
         .stderr(log)
         .spawn()
         .expect("start the registry");
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().expect("stdout"))
-        .read_line(&mut line)
-        .expect("the registry's first line");
-    let url = line
-        .trim()
-        .strip_prefix("listening on ")
-        .expect("`listening on URL`")
-        .to_owned();
-    (child, url)
+    listening(child)
 }
 
 fn token(skillpkg: &str, data: &Path) -> String {

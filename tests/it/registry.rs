@@ -260,6 +260,57 @@ pub(crate) fn put(
     )
 }
 
+/// Asserts that of 16 publishes of one version exactly one was created and 15 refused.
+pub(crate) fn assert_one_winner(statuses: &[u16]) {
+    assert_eq!(
+        statuses.iter().filter(|s| **s == 201).count(),
+        1,
+        "{statuses:?}"
+    );
+    assert_eq!(
+        statuses.iter().filter(|s| **s == 409).count(),
+        15,
+        "{statuses:?}"
+    );
+}
+
+/// Starts publishing `path` on `registry` by hand, sends half of a 4 MiB body and returns the
+/// connection once the server is writing the upload into `data/tmp`: an upload in flight, for
+/// killing the server under it.
+pub(crate) fn half_an_upload(
+    registry: &Registry,
+    data: &Path,
+    token: &str,
+    path: &str,
+) -> std::net::TcpStream {
+    use std::io::Write as _;
+    let address = registry.url.split_once("://").unwrap().1.to_owned();
+    let mut stream = std::net::TcpStream::connect(&address).unwrap();
+    let body = vec![b'z'; 4 * 1024 * 1024];
+    write!(
+        stream,
+        "PUT {path} HTTP/1.1\r\nHost: {address}\r\nAuthorization: Bearer {token}\r\nx-checksum-sha256: {}\r\nContent-Length: {}\r\n\r\n",
+        sha256(&body),
+        body.len()
+    )
+    .unwrap();
+    stream.write_all(&body[..body.len() / 2]).unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    let tmp = data.join("tmp");
+    while !(tmp.is_dir()
+        && walk(&tmp)
+            .iter()
+            .any(|file| fs_err::metadata(file).is_ok_and(|meta| meta.len() > 0)))
+    {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the server never started receiving the upload"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    stream
+}
+
 pub(crate) fn sha256(bytes: &[u8]) -> String {
     use sha2::Digest as _;
     skillpkg::pack::archive::hex(&sha2::Sha256::digest(bytes))

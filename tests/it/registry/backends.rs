@@ -374,20 +374,10 @@ fn sixteen_concurrent_publishes_of_one_version_make_one_winner(
             .collect();
         handles.into_iter().map(|h| h.join().unwrap()).collect()
     });
-    assert_eq!(
-        statuses.iter().filter(|s| **s == 201).count(),
-        1,
-        "{statuses:?}"
-    );
-    assert_eq!(
-        statuses.iter().filter(|s| **s == 409).count(),
-        15,
-        "{statuses:?}"
-    );
+    super::assert_one_winner(&statuses);
 }
 
 fn a_server_killed_mid_upload_restarts_consistent(stores: fn(&Path) -> Option<Stores>) {
-    use std::io::Write as _;
     let context = TestContext::new();
     let data = context.root().join("data");
     let Some(stores) = stores(&data) else {
@@ -406,33 +396,8 @@ fn a_server_killed_mid_upload_restarts_consistent(stores: fn(&Path) -> Option<St
         .0,
         0
     );
-    // Start an upload by hand, send half of the body, then SIGKILL the server.
-    let address = registry.url.split_once("://").unwrap().1.to_owned();
-    let mut stream = std::net::TcpStream::connect(&address).unwrap();
-    let body = vec![b'z'; 4 * 1024 * 1024];
-    write!(
-        stream,
-        "PUT /api/v1/skills/steady/2.0.0 HTTP/1.1\r\nHost: {address}\r\nAuthorization: Bearer {alice}\r\nx-checksum-sha256: {}\r\nContent-Length: {}\r\n\r\n",
-        sha256(&body),
-        body.len()
-    )
-    .unwrap();
-    stream.write_all(&body[..body.len() / 2]).unwrap();
-    // Ready when the server has started writing the upload to its temporary folder.
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
-    let receiving = || {
-        data.join("tmp").is_dir()
-            && walk(&data.join("tmp"))
-                .iter()
-                .any(|file| fs_err::metadata(file).is_ok_and(|meta| meta.len() > 0))
-    };
-    while !receiving() {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "the server never started receiving the upload"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(5));
-    }
+    // Half an upload in flight, then SIGKILL the server.
+    let stream = super::half_an_upload(&registry, &data, &alice, "/api/v1/skills/steady/2.0.0");
     registry.kill();
     drop(stream);
     // Restart on the same data: the database is intact, 2.0.0 does not exist, no partial blob.

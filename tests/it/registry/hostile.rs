@@ -536,16 +536,7 @@ fn a_version_that_differs_only_in_build_metadata_is_refused() {
             .collect();
         handles.into_iter().map(|h| h.join().unwrap()).collect()
     });
-    assert_eq!(
-        statuses.iter().filter(|s| **s == 201).count(),
-        1,
-        "{statuses:?}"
-    );
-    assert_eq!(
-        statuses.iter().filter(|s| **s == 409).count(),
-        15,
-        "{statuses:?}"
-    );
+    super::assert_one_winner(&statuses);
 
     let (_, stdout, _) = cli(&context, &registry, None, &["info", "built"]);
     assert!(

@@ -73,38 +73,11 @@ fn three_servers_share_one_postgres_and_one_s3() {
             .collect();
         handles.into_iter().map(|h| h.join().unwrap()).collect()
     });
-    assert_eq!(
-        statuses.iter().filter(|s| **s == 201).count(),
-        1,
-        "{statuses:?}"
-    );
-    assert_eq!(
-        statuses.iter().filter(|s| **s == 409).count(),
-        15,
-        "{statuses:?}"
-    );
+    super::assert_one_winner(&statuses);
 
     // SIGKILL of one server mid-upload: the others keep serving, and the data stays
     // consistent (nothing visible, no blob but finished ones).
-    let address = second.url.split_once("://").unwrap().1.to_owned();
-    let mut stream = std::net::TcpStream::connect(&address).unwrap();
-    let body = vec![b'z'; 4 * 1024 * 1024];
-    write!(
-        stream,
-        "PUT /api/v1/skills/shared/2.0.0 HTTP/1.1\r\nHost: {address}\r\nAuthorization: Bearer {alice}\r\nx-checksum-sha256: {}\r\nContent-Length: {}\r\n\r\n",
-        sha256(&body),
-        body.len()
-    )
-    .unwrap();
-    stream.write_all(&body[..body.len() / 2]).unwrap();
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while !walk(&data.join("tmp"))
-        .iter()
-        .any(|file| fs_err::metadata(file).is_ok_and(|meta| meta.len() > 0))
-    {
-        assert!(Instant::now() < deadline, "the upload never started");
-        std::thread::sleep(Duration::from_millis(5));
-    }
+    let stream = super::half_an_upload(&second, &data, &alice, "/api/v1/skills/shared/2.0.0");
     second.kill();
     drop(stream);
     for server in [&first, &third] {
