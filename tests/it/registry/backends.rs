@@ -38,6 +38,7 @@ on_both_back_ends!(
     a_server_killed_mid_upload_restarts_consistent,
     gc_lists_then_removes_only_unreferenced_archives,
     health_readiness_and_request_ids,
+    migrations_run_at_start_or_by_migrate_and_no_migrate_refuses,
 );
 
 #[allow(clippy::too_many_lines)] // one story, told in order
@@ -548,4 +549,59 @@ fn health_readiness_and_request_ids(stores: fn(&Path) -> Option<Stores>) {
         assert_eq!(body["database"], "ok");
         assert_ne!(body["blobs"], "ok");
     }
+}
+
+/// `serve --no-migrate` refuses a database that lacks migrations; `registry migrate` applies
+/// them once and then finds nothing to do; then `--no-migrate` serves.
+fn migrations_run_at_start_or_by_migrate_and_no_migrate_refuses(
+    stores: fn(&Path) -> Option<Stores>,
+) {
+    let context = TestContext::new();
+    let Some(stores) = stores(&context.root().join("data")) else {
+        return;
+    };
+    let registry_command = |args: &[&str]| {
+        let mut command = std::process::Command::new(insta_cmd::get_cargo_bin("skillpkg"));
+        command.arg("registry").args(args);
+        stores.apply(&mut command);
+        command
+    };
+    // An empty database (SQLite: a file with no schema yet).
+    if stores.scaled.is_none() {
+        fs_err::create_dir_all(context.root().join("data")).unwrap();
+        rusqlite::Connection::open(context.root().join("data/registry.db")).unwrap();
+    }
+    let (code, _, stderr) = run(registry_command(&[
+        "serve",
+        "--no-migrate",
+        "--addr",
+        "127.0.0.1:0",
+    ]));
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("has schema 0") && stderr.contains("skillpkg registry migrate"),
+        "{stderr}"
+    );
+    let (code, _, stderr) = run(registry_command(&["migrate"]));
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stderr.contains("Migrated") && stderr.contains("applied"),
+        "{stderr}"
+    );
+    let (code, _, stderr) = run(registry_command(&["migrate"]));
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.contains("is up to date"), "{stderr}");
+    let registry = Registry::start_on(&stores, &["--no-migrate"]);
+    let alice = registry.token("alice");
+    skill(&context, "migrated", "1.0.0", "Migrated.");
+    assert_eq!(
+        cli(
+            &context,
+            &registry,
+            Some(&alice),
+            &["publish", "work/migrated"]
+        )
+        .0,
+        0
+    );
 }
