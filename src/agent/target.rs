@@ -12,6 +12,17 @@ use serde::Serialize;
 
 use crate::skill::frontmatter::{Delimiters, Reader};
 
+/// What an agent does with a frontmatter key.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum KeyUse {
+    /// It reads the value.
+    Reads,
+    /// It loads the skill and never looks at the key.
+    Ignores,
+    /// It refuses the skill (or, for the open spec, the key is not allowed).
+    Rejects,
+}
+
 /// A client a skill is checked against.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, clap::ValueEnum, Serialize)]
 pub enum Target {
@@ -212,6 +223,29 @@ impl Target {
     }
 
     /// Whether this target is some version of Claude Code.
+    /// What the agent does with a frontmatter key (`None`: a key skillpkg does not know).
+    pub(crate) fn key_use(self, key: Option<&crate::skill::model::KnownKey>) -> KeyUse {
+        use crate::skill::model::KeyOrigin;
+        match key.map(|key| key.origin) {
+            Some(KeyOrigin::Spec) => KeyUse::Reads,
+            Some(KeyOrigin::ClaudeCode { since }) => match self.family() {
+                Family::ClaudeCode { modern: true } => KeyUse::Reads,
+                Family::ClaudeCode { modern: false } if since.is_none() => KeyUse::Reads,
+                Family::ClaudeCode { modern: false } => KeyUse::Ignores,
+                Family::Spec if self.ignores_unknown_keys() => KeyUse::Ignores,
+                Family::Spec | Family::SkillsRef | Family::ClaudeAi => KeyUse::Rejects,
+            },
+            None if self.is_claude_code() || self.ignores_unknown_keys() => KeyUse::Ignores,
+            None => KeyUse::Rejects,
+        }
+    }
+
+    /// Agents that load a skill whatever other keys its frontmatter has: only the open spec,
+    /// skills-ref and claude.ai refuse unknown keys.
+    pub(crate) fn ignores_unknown_keys(self) -> bool {
+        self.family() == Family::Spec && self != Self::AgentSkills
+    }
+
     pub(crate) fn is_claude_code(self) -> bool {
         matches!(self.family(), Family::ClaudeCode { .. })
     }

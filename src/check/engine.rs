@@ -206,7 +206,7 @@ pub(crate) fn lint_file(
 }
 
 /// The end of the first non-empty body line, which Claude Code falls back to as description.
-fn fallback_line_end(skill: &Skill) -> usize {
+pub(crate) fn fallback_line_end(skill: &Skill) -> usize {
     let (Ok(source), Some(reading)) = (skill.source(), skill.reading()) else {
         return 0;
     };

@@ -238,8 +238,7 @@ pub(crate) struct FolderFacts {
 /// The [`FolderFacts`] of `folder`, looked up once per run: skills share their ancestors, so
 /// ten thousand skills cost their distinct folders' lookups, not ten thousand walks.
 pub(crate) fn folder_facts(folder: &std::path::Path) -> FolderFacts {
-    static CACHE: PathCache<FolderFacts> = std::sync::OnceLock::new();
-    cached(&CACHE, folder, || FolderFacts {
+    cached(&FOLDER_FACTS, folder, || FolderFacts {
         claude_plugin: folder.join(".claude-plugin/plugin.json").is_file(),
         claude_marketplace: folder.join(".claude-plugin/marketplace.json").is_file(),
         codex_plugin: folder.join(".codex-plugin").exists(),
@@ -252,6 +251,27 @@ pub(crate) fn folder_facts(folder: &std::path::Path) -> FolderFacts {
 /// below a folder shares.
 type PathCache<T> =
     std::sync::OnceLock<std::sync::Mutex<std::collections::HashMap<std::path::PathBuf, T>>>;
+
+static FOLDER_FACTS: PathCache<FolderFacts> = std::sync::OnceLock::new();
+static JSON_FILES: PathCache<Option<std::sync::Arc<serde_json::Value>>> =
+    std::sync::OnceLock::new();
+static MARKETPLACES: PathCache<std::sync::Arc<Vec<Plugin>>> = std::sync::OnceLock::new();
+
+/// Forgets what [`folder_facts`] and the plugin manifests said: a process that outlives one run
+/// (the language server) calls it when files may have changed.
+pub(crate) fn forget_folders() {
+    fn clear<T>(cache: &PathCache<T>) {
+        if let Some(cache) = cache.get() {
+            cache
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .clear();
+        }
+    }
+    clear(&FOLDER_FACTS);
+    clear(&JSON_FILES);
+    clear(&MARKETPLACES);
+}
 
 /// `cache`'s value for `key`, computed by `compute` the first time (outside the lock: two
 /// threads may both compute it, and either result is the same).
@@ -282,8 +302,7 @@ fn without_dots(path: &std::path::Path) -> std::path::PathBuf {
 
 /// A JSON file of at most 8 MiB, read and parsed once per run.
 fn read_json(path: &std::path::Path) -> Option<std::sync::Arc<serde_json::Value>> {
-    static CACHE: PathCache<Option<std::sync::Arc<serde_json::Value>>> = std::sync::OnceLock::new();
-    cached(&CACHE, path, || {
+    cached(&JSON_FILES, path, || {
         crate::fsx::read_capped(path, 8 * 1024 * 1024)
             .ok()
             .and_then(|bytes| serde_json::from_slice::<serde_json::Value>(&bytes).ok())
@@ -327,8 +346,9 @@ fn declared_skills(
 /// The local plugins a marketplace file names (`"source": "./plugins/x"`), each with the skill
 /// folders its entry lists.
 fn marketplace_plugins(path: &std::path::Path) -> std::sync::Arc<Vec<Plugin>> {
-    static CACHE: PathCache<std::sync::Arc<Vec<Plugin>>> = std::sync::OnceLock::new();
-    cached(&CACHE, path, || std::sync::Arc::new(read_marketplace(path)))
+    cached(&MARKETPLACES, path, || {
+        std::sync::Arc::new(read_marketplace(path))
+    })
 }
 
 /// A plugin's folder and the skill folders its manifest or marketplace entry lists.

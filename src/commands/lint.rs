@@ -434,7 +434,7 @@ fn print_statistics(checked: &[Checked], printer: Printer) -> anyhow::Result<()>
 }
 
 /// Gives each skill the files under its folder that are not under a nested skill's folder.
-fn files_per_skill(skills: &[PathBuf], files: Vec<PathBuf>) -> Vec<Vec<PathBuf>> {
+pub(crate) fn files_per_skill(skills: &[PathBuf], files: Vec<PathBuf>) -> Vec<Vec<PathBuf>> {
     let dirs: HashMap<PathBuf, usize> = skills
         .iter()
         .enumerate()

@@ -4,6 +4,7 @@ pub mod common;
 pub mod completions;
 pub mod init;
 pub mod lint;
+pub mod lsp;
 pub mod package;
 pub mod preview;
 mod preview_agent;
@@ -93,6 +94,7 @@ pub enum Command {
     Yank(registry::YankArgs),
     Owner(registry::OwnerArgs),
     Registry(registry::RegistryArgs),
+    Lsp(lsp::LspArgs),
     Rule(rule::RuleArgs),
     Completions(completions::CompletionsArgs),
     Man(completions::ManArgs),
@@ -101,7 +103,7 @@ pub enum Command {
 impl Command {
     /// Whether the command runs a server, which handles its own signals.
     pub fn is_server(&self) -> bool {
-        matches!(self, Self::Registry(_))
+        matches!(self, Self::Registry(_) | Self::Lsp(_))
     }
 }
 
@@ -262,6 +264,7 @@ fn run_command(cli: Cli, printer: Printer) -> anyhow::Result<ExitStatus> {
         Command::Owner(args) => registry::owner(args, printer),
         Command::Registry(args) => registry::registry(args, printer),
         Command::Logout(args) => registry::logout(args, printer),
+        Command::Lsp(args) => lsp::run(args),
         Command::Rule(args) => rule::run(args, printer),
         Command::Validate(args) => validate::run(args, printer),
         Command::Completions(args) => completions::completions(args, printer),

@@ -221,6 +221,22 @@ pub(crate) const BUILTIN_ENTRIES: &[(&str, &str)] = &[
     ),
 ];
 
+/// Columns 2.1.332's listing of `entries` needs whole: their lines, the built-in commands',
+/// the line breaks between all of them and Claude Code's own skills (`reserve`).
+pub(crate) fn needed_current(entries: &[Entry], reserve: usize) -> usize {
+    let lines: usize = entries
+        .iter()
+        .map(|entry| width(&format!("- {}: {}", entry.name, entry.text)))
+        .chain(
+            BUILTIN_ENTRIES
+                .iter()
+                .map(|(name, text)| width(&format!("- {name}: {text}"))),
+        )
+        .sum();
+    // The reserve's entries count in N - 1 too: 11 bundled lines.
+    lines + entries.len() + BUILTIN_ENTRIES.len() + 11 - 1 + reserve
+}
+
 /// 2.1.332: all-or-nothing per description, in listing order (no usage data), skipping a
 /// description that does not fit and going on; names are never dropped.
 pub(crate) fn over_budget_current(
@@ -240,7 +256,7 @@ pub(crate) fn over_budget_current(
     let bare = |entry: &Entry| width(&format!("- {}", entry.name));
     // The reserve's entries count in N - 1 too: 11 bundled lines.
     let separators = all.len() + 11 - 1;
-    let needed = all.iter().map(full).sum::<usize>() + separators + reserve;
+    let needed = needed_current(entries, reserve);
     if needed <= budget {
         return None;
     }

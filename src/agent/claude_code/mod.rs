@@ -40,7 +40,7 @@ pub struct Model {
 }
 
 /// The models the captures name as legacy (§2).
-const LEGACY: &[&str] = &[
+pub(crate) const LEGACY: &[&str] = &[
     "claude-opus-4-0",
     "claude-opus-4-1",
     "claude-opus-4-5",

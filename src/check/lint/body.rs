@@ -417,7 +417,7 @@ pub(super) fn check_claude_code(cx: &LintContext<'_>, target: Target, out: &mut 
 }
 
 /// The entries of `allowed-tools`, with `${CLAUDE_SKILL_DIR}` left as written.
-fn allowed_tools(doc: Option<&SkillDoc>) -> Vec<String> {
+pub(crate) fn allowed_tools(doc: Option<&SkillDoc>) -> Vec<String> {
     let Some(field) = doc.and_then(|doc| doc.allowed_tools.as_deref()) else {
         return Vec::new();
     };

@@ -25,7 +25,7 @@ const NON_TEXT_KEYS: &[&str] = &[
 
 /// Claude Code's tools: as its documentation lists them (2.1.x), and as 2.1.332's package names
 /// them (`sdk-tools.d.ts`, and the binary's `userFacingName`s).
-const CLAUDE_CODE_TOOLS: &[&str] = &[
+pub(crate) const CLAUDE_CODE_TOOLS: &[&str] = &[
     "Agent",
     "AskUserQuestion",
     "Bash",

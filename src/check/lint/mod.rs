@@ -5,10 +5,10 @@
 //! Claude Code rules, which run per Claude Code target because each version behaves differently.
 //! Findings then go through the same reporters as `validate`'s.
 
-mod body;
+pub(crate) mod body;
 mod description;
 mod files;
-mod frontmatter;
+pub(crate) mod frontmatter;
 mod graph;
 pub mod set;
 pub mod suppress;

@@ -762,6 +762,80 @@ fn over_budget<T: AsChecked>(
     item.diagnostics.push(diagnostic);
 }
 
+/// One skill's line in Claude Code 2.1.332's listing and what the budget does with it, as
+/// [`listing_budget`] computes it: an editor shows it when the author points at the
+/// description.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct ListingLine {
+    /// The line as listed: `- name: text`, the text sanitised and cut at the per-entry cap.
+    pub line: String,
+    /// Terminal columns the line costs in the budget.
+    pub columns: usize,
+    /// The per-entry cap cut the text.
+    pub capped: bool,
+    /// The listing it is in (a `.claude/skills` folder or a plugin), if any.
+    pub listing: Option<std::path::PathBuf>,
+    /// Skills in that listing (this one alone when it is in none).
+    pub members: usize,
+    pub budget: usize,
+    /// Columns the whole listing needs, Claude Code's own skills included.
+    pub needed: usize,
+    /// The budget keeps the description (names are never dropped).
+    pub kept: bool,
+}
+
+/// [`ListingLine`] for `checked[index]`, or `None` when Claude Code does not list the skill
+/// (`disable-model-invocation`, or `paths`).
+pub(crate) fn listing_line<T: AsChecked>(
+    checked: &[T],
+    index: usize,
+    context_window: usize,
+) -> Option<ListingLine> {
+    let style = CapStyle::Current;
+    let item = checked.get(index)?.checked();
+    let own = entry(item, style)?;
+    let key = listing_of(item);
+    let mut members: Vec<(String, usize, Entry)> = match &key {
+        Some(key) => checked
+            .iter()
+            .enumerate()
+            .filter(|&(other, candidate)| {
+                other == index
+                    || (candidate.checked().targets.contains(&Target::ClaudeCode)
+                        && listing_of(candidate.checked()).as_ref() == Some(key))
+            })
+            .filter_map(|(other, candidate)| {
+                let candidate = candidate.checked();
+                Some((
+                    candidate.skill.dir_name.clone(),
+                    other,
+                    entry(candidate, style)?,
+                ))
+            })
+            .collect(),
+        None => vec![(item.skill.dir_name.clone(), index, own.clone())],
+    };
+    members.sort_by(|a, b| crate::agent::collate::compare(&a.0, &b.0));
+    let position = members.iter().position(|member| member.1 == index)?;
+    let entries: Vec<Entry> = members.into_iter().map(|(_, _, entry)| entry).collect();
+    let budget = listing::budget(context_window, listing::chars_per_token(context_window));
+    let result = listing::over_budget_current(&entries, budget, listing::BUNDLED_RESERVE);
+    let needed = listing::needed_current(&entries, listing::BUNDLED_RESERVE);
+    let line = format!("- {}: {}", own.name, own.text);
+    // Cut text ends in `…` at exactly the cap (a text that long ending in `…` is rare).
+    let capped = own.text.ends_with('…') && listing::utf16_len(&own.text) == style.cap();
+    Some(ListingLine {
+        columns: listing::width(&line),
+        line,
+        capped,
+        listing: key,
+        members: entries.len(),
+        budget,
+        needed,
+        kept: result.is_none_or(|result| !result.affected.contains(&position)),
+    })
+}
+
 /// The skill's listing entry, or `None` when Claude Code does not list it.
 fn entry(item: &Checked, style: CapStyle) -> Option<Entry> {
     let reading = item.skill.reading()?;

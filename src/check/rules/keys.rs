@@ -47,12 +47,6 @@ fn merge_when_to_use(cx: &Context<'_>) -> Option<Fix> {
     ))
 }
 
-/// Agents that load a skill whatever other keys its frontmatter has: only the open spec,
-/// skills-ref and claude.ai refuse unknown keys.
-fn ignores_unknown_keys(target: Target) -> bool {
-    target.family() == Family::Spec && target != Target::AgentSkills
-}
-
 pub(super) fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     for (key, _) in &cx.doc.entries {
         match known_key(&key.value).map(|known| known.origin) {
@@ -113,11 +107,11 @@ pub(super) fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
             // Claude Code ignores keys it does not know, so for it an unknown key matters only
             // when it is a misspelt known one (`allowed_tools`): `author` or `tags` are the
             // author's own notes, harmless there.
-            None if (cx.target.is_claude_code() || ignores_unknown_keys(cx.target))
+            None if (cx.target.is_claude_code() || cx.target.ignores_unknown_keys())
                 && suggest(&key.value).is_none() => {}
             None => {
                 let mut diagnostic =
-                    if cx.target.is_claude_code() || ignores_unknown_keys(cx.target) {
+                    if cx.target.is_claude_code() || cx.target.ignores_unknown_keys() {
                         Diagnostic::warning(
                             &UNKNOWN_KEY,
                             format!(

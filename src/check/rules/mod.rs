@@ -10,6 +10,7 @@ mod fields;
 mod file;
 mod frontmatter;
 mod keys;
+pub(crate) use keys::suggest as keys_suggest;
 pub mod name;
 pub mod set;
 

@@ -1,0 +1,571 @@
+//! `skillpkg lsp`: a language server over stdio, for skill authors' editors.
+//!
+//! Built on `lsp-server`, rust-analyzer's own transport crate: a synchronous message loop over
+//! crossbeam channels, with the protocol's types from `lsp-types`. skillpkg's engine is
+//! synchronous and answers in a few milliseconds, so an async framework (tower-lsp and its
+//! forks) would add a runtime and a second concurrency model for nothing; `lsp-server` is
+//! maintained with rust-analyzer, and lets the loop coalesce a burst of edits into one lint.
+//!
+//! The server lints with the engine `skillpkg lint` runs ([`workspace`]), so the editor and CI
+//! cannot disagree; everything the editor asks about is answered from the same findings and
+//! from the `agent` layer that `preview` renders with.
+
+mod actions;
+mod document;
+mod features;
+mod preview;
+mod workspace;
+
+use std::collections::{BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+
+use anyhow::Context as _;
+use lsp_server::{Connection, ErrorCode, Message, Notification, Request, RequestId, Response};
+use lsp_types::notification::{self as notifications, Notification as _};
+use lsp_types::request::{self as requests, Request as _};
+use lsp_types::{
+    CodeActionKind, CodeActionOptions, CodeActionProviderCapability, CodeLensOptions,
+    CompletionOptions, ExecuteCommandOptions, HoverProviderCapability, InitializeParams,
+    InitializeResult, OneOf, PositionEncodingKind, PublishDiagnosticsParams, SaveOptions,
+    ServerCapabilities, ServerInfo, TextDocumentSyncCapability, TextDocumentSyncKind,
+    TextDocumentSyncOptions, TextDocumentSyncSaveOptions, Url,
+};
+
+use super::ExitStatus;
+use document::{Document, Encoding};
+use workspace::{Overlay, Workspace};
+
+/// Start the language server (stdio), for editors.
+///
+/// Speaks the Language Server Protocol on stdin and stdout: diagnostics as you type (the rules
+/// and engine of `skillpkg lint`, configured by the nearest skillpkg.toml, rules across skills
+/// included), quick fixes and suppressions, hovers that show what each agent does with the
+/// frontmatter and the exact line Claude Code lists, completion, document symbols, and a
+/// "Preview what the model sees" code lens. Editors start it themselves; see docs/editors.md
+/// for VS Code, Neovim, Helix and Zed.
+#[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:
+  skillpkg lsp            # what an editor runs; it speaks JSON-RPC on stdin/stdout")]
+pub struct LspArgs {
+    /// Accepted for clients that pass it: stdio is the only transport
+    #[arg(long, hide = true)]
+    pub stdio: bool,
+}
+
+/// The server command that returns what the model sees for a skill.
+pub(crate) const PREVIEW_COMMAND: &str = "skillpkg.preview";
+
+/// The code action kind of "fix all safe problems".
+pub(crate) const FIX_ALL_KIND: &str = "source.fixAll.skillpkg";
+
+#[expect(
+    clippy::needless_pass_by_value,
+    reason = "every command's `run` takes its arguments"
+)]
+pub fn run(args: LspArgs) -> anyhow::Result<ExitStatus> {
+    let _ = args.stdio;
+    let (connection, io_threads) = Connection::stdio();
+    let status = serve(&connection);
+    drop(connection);
+    io_threads
+        .join()
+        .context("the editor's connection failed")?;
+    status
+}
+
+/// Runs the protocol over `connection` until the editor says `exit` (or hangs up).
+pub(crate) fn serve(connection: &Connection) -> anyhow::Result<ExitStatus> {
+    let (id, params) = connection
+        .initialize_start()
+        .context("the editor did not start the protocol with `initialize`")?;
+    let params: InitializeParams =
+        serde_json::from_value(params).context("cannot read the editor's `initialize`")?;
+    let encoding = negotiate(&params);
+    let result = InitializeResult {
+        capabilities: capabilities(encoding),
+        server_info: Some(ServerInfo {
+            name: "skillpkg".into(),
+            version: Some(env!("CARGO_PKG_VERSION").into()),
+        }),
+    };
+    connection.initialize_finish(id, serde_json::to_value(result)?)?;
+    let mut server = Server::new(&params, encoding, connection.sender.clone())?;
+    server.start();
+    loop {
+        let Ok(first) = connection.receiver.recv() else {
+            // The editor hung up without `exit`.
+            return Ok(ExitStatus::Error);
+        };
+        // A burst of edits is applied whole before anything is linted again.
+        let batch: Vec<Message> = std::iter::once(first)
+            .chain(connection.receiver.try_iter())
+            .collect();
+        for message in batch {
+            match message {
+                Message::Request(request) => {
+                    if connection.handle_shutdown(&request)? {
+                        return Ok(ExitStatus::Success);
+                    }
+                    server.flush();
+                    server.request(request);
+                }
+                Message::Notification(notification) => {
+                    if notification.method == notifications::Exit::METHOD {
+                        // `exit` before `shutdown`.
+                        return Ok(ExitStatus::Error);
+                    }
+                    server.notification(notification);
+                }
+                Message::Response(_) => {}
+            }
+        }
+        server.flush();
+    }
+}
+
+/// UTF-8 when the editor offers it (no conversion), else the protocol's default, UTF-16.
+fn negotiate(params: &InitializeParams) -> Encoding {
+    let offered = params
+        .capabilities
+        .general
+        .as_ref()
+        .and_then(|general| general.position_encodings.as_ref());
+    if offered.is_some_and(|kinds| kinds.contains(&PositionEncodingKind::UTF8)) {
+        Encoding::Utf8
+    } else {
+        Encoding::Utf16
+    }
+}
+
+fn capabilities(encoding: Encoding) -> ServerCapabilities {
+    ServerCapabilities {
+        position_encoding: Some(match encoding {
+            Encoding::Utf8 => PositionEncodingKind::UTF8,
+            Encoding::Utf16 => PositionEncodingKind::UTF16,
+        }),
+        text_document_sync: Some(TextDocumentSyncCapability::Options(
+            TextDocumentSyncOptions {
+                open_close: Some(true),
+                change: Some(TextDocumentSyncKind::INCREMENTAL),
+                save: Some(TextDocumentSyncSaveOptions::SaveOptions(SaveOptions {
+                    include_text: Some(false),
+                })),
+                ..TextDocumentSyncOptions::default()
+            },
+        )),
+        hover_provider: Some(HoverProviderCapability::Simple(true)),
+        completion_provider: Some(CompletionOptions {
+            trigger_characters: Some(vec![":".into(), "(".into(), "/".into(), "$".into()]),
+            ..CompletionOptions::default()
+        }),
+        code_action_provider: Some(CodeActionProviderCapability::Options(CodeActionOptions {
+            code_action_kinds: Some(vec![
+                CodeActionKind::QUICKFIX,
+                CodeActionKind::new(FIX_ALL_KIND),
+            ]),
+            ..CodeActionOptions::default()
+        })),
+        code_lens_provider: Some(CodeLensOptions {
+            resolve_provider: Some(false),
+        }),
+        document_symbol_provider: Some(OneOf::Left(true)),
+        execute_command_provider: Some(ExecuteCommandOptions {
+            commands: vec![PREVIEW_COMMAND.into()],
+            ..ExecuteCommandOptions::default()
+        }),
+        ..ServerCapabilities::default()
+    }
+}
+
+/// The open documents, by path.
+#[derive(Default)]
+pub(crate) struct Documents {
+    open: HashMap<PathBuf, (Url, Document)>,
+}
+
+impl Overlay for Documents {
+    fn text(&self, path: &Path) -> Option<&str> {
+        self.open.get(path).map(|(_, doc)| doc.text.as_str())
+    }
+}
+
+impl Documents {
+    pub(crate) fn get(&self, path: &Path) -> Option<&Document> {
+        self.open.get(path).map(|(_, doc)| doc)
+    }
+}
+
+/// The server's state between messages.
+pub(crate) struct Server {
+    sender: crossbeam_channel::Sender<Message>,
+    encoding: Encoding,
+    documents: Documents,
+    workspace: Workspace,
+    /// Skills whose text or files changed since they were last linted.
+    dirty: BTreeSet<usize>,
+    /// Find every skill again (a skill or a configuration appeared, went or changed).
+    reload: bool,
+    /// What was last published for each file, so that only changes are sent.
+    published: HashMap<Url, Vec<lsp_types::Diagnostic>>,
+    /// The editor can be asked to show a document (`window/showDocument`).
+    show_document: bool,
+    /// The editor lets the server ask it to watch files.
+    watch_registration: bool,
+    next_request: i32,
+    /// Where previews are written for the editor to show; removed when the server stops.
+    preview_folder: Option<tempfile::TempDir>,
+}
+
+impl Server {
+    fn new(
+        params: &InitializeParams,
+        encoding: Encoding,
+        sender: crossbeam_channel::Sender<Message>,
+    ) -> anyhow::Result<Self> {
+        let cwd = std::env::current_dir().context("cannot read the current directory")?;
+        let context_window =
+            crate::agent::claude_code::Model::named(crate::agent::claude_code::DEFAULT_MODEL)
+                .context_window;
+        let mut workspace = Workspace::new(cwd, context_window);
+        let mut roots: Vec<PathBuf> = params
+            .workspace_folders
+            .iter()
+            .flatten()
+            .filter_map(|folder| folder.uri.to_file_path().ok())
+            .collect();
+        #[expect(deprecated, reason = "older editors send only `rootUri`")]
+        if roots.is_empty()
+            && let Some(root) = params
+                .root_uri
+                .as_ref()
+                .and_then(|uri| uri.to_file_path().ok())
+        {
+            roots.push(root);
+        }
+        workspace.set_roots(roots);
+        let capabilities = &params.capabilities;
+        Ok(Self {
+            sender,
+            encoding,
+            documents: Documents::default(),
+            workspace,
+            dirty: BTreeSet::new(),
+            reload: true,
+            published: HashMap::new(),
+            show_document: capabilities
+                .window
+                .as_ref()
+                .and_then(|window| window.show_document.as_ref())
+                .is_some_and(|show| show.support),
+            watch_registration: capabilities
+                .workspace
+                .as_ref()
+                .and_then(|workspace| workspace.did_change_watched_files.as_ref())
+                .and_then(|watched| watched.dynamic_registration)
+                .unwrap_or(false),
+            next_request: 0,
+            preview_folder: None,
+        })
+    }
+
+    /// After `initialized`: asks the editor to report changes to skill files on disk.
+    fn start(&mut self) {
+        if self.watch_registration {
+            let watchers: Vec<lsp_types::FileSystemWatcher> = [
+                "**/{SKILL.md,skill.md,skillpkg.toml}",
+                "**/{scripts,references,assets}/**",
+                "**/{.claude-plugin,.codex-plugin}/**",
+            ]
+            .into_iter()
+            .map(|glob| lsp_types::FileSystemWatcher {
+                glob_pattern: lsp_types::GlobPattern::String(glob.into()),
+                kind: None,
+            })
+            .collect();
+            let options = lsp_types::DidChangeWatchedFilesRegistrationOptions { watchers };
+            let params = lsp_types::RegistrationParams {
+                registrations: vec![lsp_types::Registration {
+                    id: "skillpkg-watch".into(),
+                    method: notifications::DidChangeWatchedFiles::METHOD.into(),
+                    register_options: serde_json::to_value(options).ok(),
+                }],
+            };
+            self.send_request(requests::RegisterCapability::METHOD, params);
+        }
+    }
+
+    fn send_request(&mut self, method: &str, params: impl serde::Serialize) {
+        self.next_request += 1;
+        let request = Request::new(
+            RequestId::from(self.next_request),
+            method.to_owned(),
+            params,
+        );
+        let _ = self.sender.send(Message::Request(request));
+    }
+
+    fn send_notification(&self, method: &str, params: impl serde::Serialize) {
+        let _ = self.sender.send(Message::Notification(Notification::new(
+            method.to_owned(),
+            params,
+        )));
+    }
+
+    /// Lints what changed, then publishes the diagnostics that changed.
+    fn flush(&mut self) {
+        if self.reload {
+            self.reload = false;
+            self.dirty.clear();
+            for path in self.documents.open.keys() {
+                if is_skill_file(path) && self.workspace.skill_of(path).is_none() {
+                    let skills_folder = path.parent().and_then(Path::parent);
+                    if let Some(folder) = skills_folder {
+                        self.workspace.add_root(folder.to_path_buf());
+                    }
+                }
+            }
+            self.workspace.reload(&self.documents);
+        } else if !self.dirty.is_empty() {
+            let dirty: Vec<usize> = std::mem::take(&mut self.dirty).into_iter().collect();
+            self.workspace.relint(&dirty, &self.documents);
+        } else {
+            return;
+        }
+        self.publish();
+    }
+
+    /// Publishes each open file's diagnostics when they changed.
+    fn publish(&mut self) {
+        let mut out = Vec::new();
+        for (path, (uri, doc)) in &self.documents.open {
+            let diagnostics = actions::diagnostics_for(&self.workspace, path, doc, self.encoding);
+            if self.published.get(uri) != Some(&diagnostics) {
+                out.push((uri.clone(), diagnostics, doc.version));
+            }
+        }
+        for (uri, diagnostics, version) in out {
+            self.published.insert(uri.clone(), diagnostics.clone());
+            self.send_notification(
+                notifications::PublishDiagnostics::METHOD,
+                PublishDiagnosticsParams {
+                    uri,
+                    diagnostics,
+                    version: Some(version),
+                },
+            );
+        }
+    }
+
+    /// Marks the skill a file belongs to for linting; a skill file the workspace does not know,
+    /// or a configuration, makes it find every skill again.
+    fn touched(&mut self, path: &Path) {
+        let name = path
+            .file_name()
+            .and_then(|name| name.to_str())
+            .unwrap_or("");
+        if name == "skillpkg.toml"
+            || name == "plugin.json"
+            || name == "marketplace.json"
+            || (is_skill_file(path) && self.workspace.skill_of(path).is_none())
+        {
+            self.reload = true;
+            return;
+        }
+        if let Some(index) = self.workspace.skill_of(path) {
+            self.dirty.insert(index);
+        }
+    }
+
+    fn notification(&mut self, notification: Notification) {
+        let method = notification.method.clone();
+        let outcome =
+            match method.as_str() {
+                notifications::DidOpenTextDocument::METHOD => notification.extract(&method).map(
+                    |params: lsp_types::DidOpenTextDocumentParams| {
+                        let item = params.text_document;
+                        if let Ok(path) = item.uri.to_file_path() {
+                            self.documents.open.insert(
+                                path.clone(),
+                                (item.uri, Document::new(item.text, item.version)),
+                            );
+                            self.touched(&path);
+                        }
+                    },
+                ),
+                notifications::DidChangeTextDocument::METHOD => notification.extract(&method).map(
+                    |params: lsp_types::DidChangeTextDocumentParams| {
+                        let id = params.text_document;
+                        if let Ok(path) = id.uri.to_file_path()
+                            && let Some((_, doc)) = self.documents.open.get_mut(&path)
+                        {
+                            doc.apply(params.content_changes, id.version, self.encoding);
+                            self.touched(&path);
+                        }
+                    },
+                ),
+                notifications::DidSaveTextDocument::METHOD => notification.extract(&method).map(
+                    |params: lsp_types::DidSaveTextDocumentParams| {
+                        if let Ok(path) = params.text_document.uri.to_file_path() {
+                            self.touched(&path);
+                        }
+                    },
+                ),
+                notifications::DidCloseTextDocument::METHOD => notification.extract(&method).map(
+                    |params: lsp_types::DidCloseTextDocumentParams| {
+                        let uri = params.text_document.uri;
+                        if let Ok(path) = uri.to_file_path() {
+                            self.documents.open.remove(&path);
+                            // Back to the file on disk.
+                            self.touched(&path);
+                        }
+                        if self.published.remove(&uri).is_some() {
+                            self.send_notification(
+                                notifications::PublishDiagnostics::METHOD,
+                                PublishDiagnosticsParams {
+                                    uri,
+                                    diagnostics: Vec::new(),
+                                    version: None,
+                                },
+                            );
+                        }
+                    },
+                ),
+                notifications::DidChangeWatchedFiles::METHOD => notification.extract(&method).map(
+                    |params: lsp_types::DidChangeWatchedFilesParams| {
+                        for change in params.changes {
+                            let Ok(path) = change.uri.to_file_path() else {
+                                continue;
+                            };
+                            // A file came or went: the skills, or a skill's files, changed.
+                            if change.typ != lsp_types::FileChangeType::CHANGED {
+                                self.reload = true;
+                            }
+                            if !self.documents.open.contains_key(&path) {
+                                self.touched(&path);
+                            }
+                        }
+                    },
+                ),
+                notifications::DidChangeWorkspaceFolders::METHOD => notification
+                    .extract(&method)
+                    .map(|params: lsp_types::DidChangeWorkspaceFoldersParams| {
+                        let mut roots = self.workspace.roots().to_vec();
+                        for removed in params.event.removed {
+                            if let Ok(path) = removed.uri.to_file_path() {
+                                roots.retain(|root| *root != path);
+                            }
+                        }
+                        for added in params.event.added {
+                            if let Ok(path) = added.uri.to_file_path() {
+                                roots.push(path);
+                            }
+                        }
+                        self.workspace.set_roots(roots);
+                        self.reload = true;
+                    }),
+                _ => Ok(()),
+            };
+        if let Err(error) = outcome {
+            self.log(&format!("cannot read `{method}`: {error}"));
+        }
+    }
+
+    fn log(&self, message: &str) {
+        self.send_notification(
+            notifications::LogMessage::METHOD,
+            lsp_types::LogMessageParams {
+                typ: lsp_types::MessageType::WARNING,
+                message: message.to_owned(),
+            },
+        );
+    }
+
+    fn request(&mut self, request: Request) {
+        let id = request.id.clone();
+        let method = request.method.clone();
+        // A bug in a handler answers that request with an error; the session goes on.
+        let answer =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.answer(request)));
+        let response = match answer {
+            Ok(Ok(Some(value))) => Response::new_ok(id, value),
+            Ok(Ok(None)) => Response::new_err(
+                id,
+                ErrorCode::MethodNotFound as i32,
+                format!("skillpkg does not handle `{method}`"),
+            ),
+            Ok(Err(error)) => {
+                Response::new_err(id, ErrorCode::InvalidParams as i32, format!("{error:#}"))
+            }
+            Err(_) => Response::new_err(
+                id,
+                ErrorCode::InternalError as i32,
+                format!("skillpkg failed while answering `{method}`"),
+            ),
+        };
+        let _ = self.sender.send(Message::Response(response));
+    }
+
+    /// The result of a request, `None` for a method the server does not handle.
+    fn answer(&mut self, request: Request) -> anyhow::Result<Option<serde_json::Value>> {
+        let method = request.method.clone();
+        let cx = features::Context {
+            workspace: &self.workspace,
+            documents: &self.documents,
+            encoding: self.encoding,
+        };
+        let value = match method.as_str() {
+            requests::HoverRequest::METHOD => {
+                let params: lsp_types::HoverParams = request.extract(&method)?.1;
+                serde_json::to_value(features::hover(&cx, &params.text_document_position_params))?
+            }
+            requests::Completion::METHOD => {
+                let params: lsp_types::CompletionParams = request.extract(&method)?.1;
+                serde_json::to_value(features::completion(&cx, &params.text_document_position))?
+            }
+            requests::DocumentSymbolRequest::METHOD => {
+                let params: lsp_types::DocumentSymbolParams = request.extract(&method)?.1;
+                serde_json::to_value(features::symbols(&cx, &params.text_document.uri))?
+            }
+            requests::CodeLensRequest::METHOD => {
+                let params: lsp_types::CodeLensParams = request.extract(&method)?.1;
+                serde_json::to_value(features::code_lenses(&cx, &params.text_document.uri))?
+            }
+            requests::CodeActionRequest::METHOD => {
+                let params: lsp_types::CodeActionParams = request.extract(&method)?.1;
+                serde_json::to_value(actions::code_actions(&cx, &params))?
+            }
+            requests::ExecuteCommand::METHOD => {
+                let params: lsp_types::ExecuteCommandParams = request.extract(&method)?.1;
+                if self.preview_folder.is_none() {
+                    self.preview_folder = Some(preview::folder()?);
+                }
+                let folder = self.preview_folder.as_ref().map(tempfile::TempDir::path);
+                let shown = preview::execute(&cx, &params, folder.unwrap_or(Path::new(".")))?;
+                let value = serde_json::to_value(&shown.result)?;
+                if self.show_document
+                    && let Some(uri) = shown.file
+                {
+                    self.send_request(
+                        requests::ShowDocument::METHOD,
+                        lsp_types::ShowDocumentParams {
+                            uri,
+                            external: Some(false),
+                            take_focus: Some(true),
+                            selection: None,
+                        },
+                    );
+                }
+                value
+            }
+            _ => return Ok(None),
+        };
+        Ok(Some(value))
+    }
+}
+
+/// A skill file by name: `SKILL.md` (or `skill.md`, which some agents also load).
+pub(crate) fn is_skill_file(path: &Path) -> bool {
+    path.file_name()
+        .and_then(|name| name.to_str())
+        .is_some_and(|name| name.eq_ignore_ascii_case("skill.md"))
+}

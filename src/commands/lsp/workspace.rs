@@ -1,0 +1,271 @@
+//! The skills the language server knows: every skill under the editor's workspace folders (and
+//! the folders of skills opened from elsewhere), each linted by the one engine `skillpkg lint`
+//! runs, with the editor's unsaved text in place of the file's, then the rules across skills
+//! over all of them.
+//!
+//! A change re-lints only the skill it touches; the rules across skills then run again over
+//! every skill's kept findings, as `lint` runs them after its own pass.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use crate::check::config::{Config, ConfigFinder};
+use crate::check::diagnostic::Diagnostic;
+use crate::check::engine::{self, CliRules, Job, Outcome, Settings};
+use crate::check::lint::Bundle;
+use crate::check::lint::suppress::Suppressions;
+use crate::commands::common;
+use crate::skill::{Skill, discover, folder_name, read_file};
+
+/// Text the editor holds for a path, in place of the file's.
+pub(crate) trait Overlay: Sync {
+    fn text(&self, path: &Path) -> Option<&str>;
+}
+
+/// The largest other file whose text the rules read ([`Bundle::load`]'s cap).
+const MAX_TEXT_BYTES: usize = 1024 * 1024;
+
+/// What one skill's own checks left, before the rules across skills add theirs.
+struct Own {
+    diagnostics: Vec<Diagnostic>,
+    suppressions: Suppressions,
+}
+
+pub(crate) struct Workspace {
+    cwd: PathBuf,
+    roots: Vec<PathBuf>,
+    cli: CliRules,
+    pub context_window: usize,
+    /// Every skill's lint outcome, with the rules across skills applied; in path order, as
+    /// `lint` reports them.
+    outcomes: Vec<Outcome>,
+    /// In step with `outcomes`: the skill's file, targets and configuration (no files: the
+    /// rules across skills read none).
+    jobs: Vec<Job>,
+    /// In step with `outcomes`: the skill's other files.
+    files: Vec<Vec<PathBuf>>,
+    own: Vec<Own>,
+    /// Skill folder to index.
+    by_dir: HashMap<PathBuf, usize>,
+    /// Skill files whose skillpkg.toml could not be read, with why: they are linted with the
+    /// defaults, and the error is shown on them.
+    pub config_errors: HashMap<PathBuf, String>,
+}
+
+impl Workspace {
+    pub(crate) fn new(cwd: PathBuf, context_window: usize) -> Self {
+        Self {
+            cwd,
+            roots: Vec::new(),
+            cli: CliRules::default(),
+            context_window,
+            outcomes: Vec::new(),
+            jobs: Vec::new(),
+            files: Vec::new(),
+            own: Vec::new(),
+            by_dir: HashMap::new(),
+            config_errors: HashMap::new(),
+        }
+    }
+
+    pub(crate) fn roots(&self) -> &[PathBuf] {
+        &self.roots
+    }
+
+    pub(crate) fn set_roots(&mut self, roots: Vec<PathBuf>) {
+        self.roots = roots;
+    }
+
+    /// Adds a folder to search for skills (a skill opened from outside the workspace brings
+    /// its skills folder, so that its siblings count for the rules across skills).
+    pub(crate) fn add_root(&mut self, root: PathBuf) {
+        if !self.roots.iter().any(|known| root.starts_with(known)) {
+            self.roots.retain(|known| !known.starts_with(&root));
+            self.roots.push(root);
+        }
+    }
+
+    /// Finds every skill under the roots again, with fresh configuration, and lints them all.
+    pub(crate) fn reload(&mut self, overlay: &dyn Overlay) {
+        crate::check::forget_folders();
+        let roots: Vec<PathBuf> = self
+            .roots
+            .iter()
+            .filter(|root| root.is_dir())
+            .cloned()
+            .collect();
+        let threads = crate::parallel::threads_for(&roots);
+        let found = discover::walk_with_files(&roots, threads);
+        let skills = common::without_fragments(&roots, common::each_once(&roots, found.skills));
+        let files = crate::commands::lint::files_per_skill(&skills, found.files);
+        let finder = ConfigFinder::with_walk(self.cwd.clone(), &roots, &found.config_dirs);
+        self.config_errors.clear();
+        let mut jobs = Vec::with_capacity(skills.len());
+        for (path, files) in skills.into_iter().zip(files) {
+            let dir = path.parent().unwrap_or(&path).to_path_buf();
+            let config = match finder.for_dir(&dir) {
+                Ok(config) => config,
+                Err(error) => {
+                    self.config_errors.insert(path.clone(), error.to_string());
+                    None
+                }
+            };
+            let targets = common::targets_for(&[], config.as_deref(), &dir);
+            jobs.push(((path, files, targets, config), dir));
+        }
+        let analysed =
+            crate::parallel::map_in_order(&jobs, threads, |((path, files, targets, config), _)| {
+                analyse(
+                    path,
+                    files,
+                    targets,
+                    config.as_ref(),
+                    &self.cli,
+                    &self.cwd,
+                    overlay,
+                )
+            });
+        self.outcomes.clear();
+        self.jobs.clear();
+        self.files.clear();
+        self.own.clear();
+        self.by_dir.clear();
+        for (((path, files, targets, config), dir), outcome) in jobs.into_iter().zip(analysed) {
+            let Some(outcome) = outcome else { continue };
+            self.by_dir.insert(dir, self.outcomes.len());
+            self.own.push(Own {
+                diagnostics: outcome.checked.diagnostics.clone(),
+                suppressions: outcome.suppressions.clone(),
+            });
+            self.outcomes.push(outcome);
+            self.jobs.push((path, Vec::new(), targets, config));
+            self.files.push(files);
+        }
+        self.across_skills();
+    }
+
+    /// Lints one skill again (its text or files changed), then the rules across skills.
+    pub(crate) fn relint(&mut self, indexes: &[usize], overlay: &dyn Overlay) {
+        for &index in indexes {
+            let (path, _, targets, config) = &self.jobs[index];
+            let Some(outcome) = analyse(
+                path,
+                &self.files[index],
+                targets,
+                config.as_ref(),
+                &self.cli,
+                &self.cwd,
+                overlay,
+            ) else {
+                continue;
+            };
+            self.own[index] = Own {
+                diagnostics: outcome.checked.diagnostics.clone(),
+                suppressions: outcome.suppressions.clone(),
+            };
+            self.outcomes[index] = outcome;
+        }
+        self.across_skills();
+    }
+
+    /// The rules across skills, over every skill's own findings.
+    fn across_skills(&mut self) {
+        for (outcome, own) in self.outcomes.iter_mut().zip(&self.own) {
+            outcome.checked.diagnostics.clone_from(&own.diagnostics);
+            outcome.suppressions = own.suppressions.clone();
+        }
+        engine::across_skills(
+            &mut self.outcomes,
+            &self.jobs,
+            &self.cli,
+            self.context_window,
+            &self.cwd,
+        );
+    }
+
+    /// The skill a file belongs to: the nearest skill folder above it (its SKILL.md included).
+    pub(crate) fn skill_of(&self, path: &Path) -> Option<usize> {
+        path.ancestors()
+            .skip(1)
+            .find_map(|dir| self.by_dir.get(dir).copied())
+    }
+
+    pub(crate) fn outcome(&self, index: usize) -> &Outcome {
+        &self.outcomes[index]
+    }
+
+    pub(crate) fn outcomes(&self) -> &[Outcome] {
+        &self.outcomes
+    }
+
+    pub(crate) fn job(&self, index: usize) -> &Job {
+        &self.jobs[index]
+    }
+
+    /// The skill's other files (paths on disk).
+    pub(crate) fn files(&self, index: usize) -> &[PathBuf] {
+        &self.files[index]
+    }
+
+    pub(crate) fn cwd(&self) -> &Path {
+        &self.cwd
+    }
+
+    pub(crate) fn settings(&self, index: usize) -> Settings<'_> {
+        Settings {
+            cli: &self.cli,
+            config: self.jobs[index].3.clone(),
+        }
+    }
+
+    /// The skill's bundle of other files, with the editor's text for open ones.
+    pub(crate) fn bundle(&self, index: usize, overlay: &dyn Overlay) -> Bundle {
+        let dir = self.jobs[index].0.parent().unwrap_or(Path::new("."));
+        bundle(dir, &self.files[index], overlay)
+    }
+}
+
+fn bundle(dir: &Path, files: &[PathBuf], overlay: &dyn Overlay) -> Bundle {
+    let mut bundle = Bundle::load(dir, files.to_vec());
+    for file in &mut bundle.files {
+        if let Some(text) = overlay.text(&file.full) {
+            file.text = (text.len() <= MAX_TEXT_BYTES).then(|| text.to_owned());
+        }
+    }
+    bundle
+}
+
+/// Lints one skill as `skillpkg lint` would, reading the editor's text where it has one; `None`
+/// when its file can be read neither way.
+fn analyse(
+    path: &Path,
+    files: &[PathBuf],
+    targets: &[crate::agent::Target],
+    config: Option<&std::sync::Arc<Config>>,
+    cli: &CliRules,
+    cwd: &Path,
+    overlay: &dyn Overlay,
+) -> Option<Outcome> {
+    let bytes = match overlay.text(path) {
+        Some(text) => text.as_bytes().to_vec(),
+        None => read_file(path).ok()?,
+    };
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let bundle = bundle(dir, files, overlay);
+    let skill = Skill::from_bytes(path.to_path_buf(), folder_name(dir), bytes);
+    let settings = Settings {
+        cli,
+        config: config.cloned(),
+    };
+    let (mut checked, suppressions) = engine::analyse(skill, &bundle, targets, &settings, cwd);
+    // Keep what the findings point at and Claude Code's fallback description, as `lint` does.
+    let fallback = 0..engine::fallback_line_end(&checked.skill);
+    checked.release(Some(fallback));
+    Some(Outcome {
+        checked,
+        suppressions,
+        fixed: 0,
+        diff: None,
+        exhausted: false,
+    })
+}
