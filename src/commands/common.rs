@@ -31,6 +31,11 @@ pub struct CheckArgs {
     /// unless named on the command line)
     #[arg(long)]
     pub include_installed: bool,
+
+    /// Check again each time a file under the paths changes, clearing the screen between
+    /// runs; stop with Ctrl-C
+    #[arg(long, short = 'w')]
+    pub watch: bool,
 }
 
 /// `--target`, for every command that checks skills for agents.

@@ -57,7 +57,7 @@ pub struct LintArgs {
     pub ignore: Vec<Selector>,
 
     /// Apply safe fixes to the files
-    #[arg(long)]
+    #[arg(long, conflicts_with = "watch")]
     pub fix: bool,
 
     /// Apply unsafe fixes too (with --fix or --diff)
@@ -65,7 +65,7 @@ pub struct LintArgs {
     pub unsafe_fixes: bool,
 
     /// Print the fixes as a unified diff instead of writing them; exit 1 when there are any
-    #[arg(long, conflicts_with = "fix")]
+    #[arg(long, conflicts_with_all = ["fix", "watch"])]
     pub diff: bool,
 
     /// Print how often each rule fired instead of the findings
@@ -108,9 +108,17 @@ struct Plan {
     reason = "every command's `run` takes its arguments"
 )]
 pub fn run(args: LintArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
+    if args.check.watch {
+        return super::watch::watch(&args.check.paths, printer, || check(&args, printer));
+    }
+    check(&args, printer)
+}
+
+/// One run of `lint`.
+fn check(args: &LintArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
     let threads = parallel::threads_for(&common::paths_or_here(&args.check.paths));
-    let mut plan = match plan(&args, printer, &cwd, threads)? {
+    let mut plan = match plan(args, printer, &cwd, threads)? {
         Ok(plan) => plan,
         Err(status) => return Ok(status),
     };
@@ -123,7 +131,7 @@ pub fn run(args: LintArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
         },
         _ => FixMode::Off,
     };
-    let (outcomes, errors) = lint_jobs(&args, &mut plan.jobs, mode, &cwd, threads);
+    let (outcomes, errors) = lint_jobs(args, &mut plan.jobs, mode, &cwd, threads);
 
     let fixed: usize = outcomes.iter().map(|o| o.fixed).sum();
     let exhausted: Vec<PathBuf> = outcomes
@@ -250,6 +258,7 @@ pub(crate) fn lint_one(
             },
             format: Format::Human,
             include_installed: true,
+            watch: false,
         },
         select: Vec::new(),
         extend_select: vec![Selector::Rule(&rule::PLACEHOLDER_TEXT)],

@@ -11,6 +11,7 @@ mod preview_agent;
 pub mod registry;
 pub mod rule;
 pub mod validate;
+mod watch;
 
 use clap::{Parser, Subcommand};
 

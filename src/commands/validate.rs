@@ -42,6 +42,14 @@ pub struct ValidateArgs {
     reason = "every command's `run` takes its arguments"
 )]
 pub fn run(args: ValidateArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
+    if args.check.watch {
+        return super::watch::watch(&args.check.paths, printer, || check(&args, printer));
+    }
+    check(&args, printer)
+}
+
+/// One run of `validate`.
+fn check(args: &ValidateArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
     let paths = common::paths_or_here(&args.check.paths);
     if common::path_problems(&paths, printer)? {
         return Ok(ExitStatus::Error);

@@ -297,6 +297,13 @@ fn body_hover(
     let relative = at - start;
     let targets = open.targets(cx);
     let doc = open.reading().and_then(|reading| reading.doc.as_ref());
+    // A variable first: inside an inline command it is the more precise answer.
+    for found in variable_pattern().find_iter(body) {
+        if found.range().contains(&relative) {
+            let text = variable_hover(open, doc, found.as_str(), &targets)?;
+            return Some((text, found.start() + start..found.end() + start));
+        }
+    }
     for inline in shell::inline_commands(body) {
         if inline.range.contains(&relative) {
             let tools = crate::check::lint::body::allowed_tools(doc);
@@ -337,12 +344,6 @@ fn body_hover(
                 );
             }
             return Some((out, inline.range.start + start..inline.range.end + start));
-        }
-    }
-    for found in variable_pattern().find_iter(body) {
-        if found.range().contains(&relative) {
-            let text = variable_hover(open, doc, found.as_str(), &targets)?;
-            return Some((text, found.start() + start..found.end() + start));
         }
     }
     link_hover(open, body, relative)
@@ -758,7 +759,7 @@ pub(crate) fn symbols(cx: &Context<'_>, uri: &Url) -> Option<DocumentSymbolRespo
                 name,
                 SymbolKind::STRING,
                 range(start + span.start..start + end.max(span.end)),
-                range(start + span.start..start + span.end),
+                range(start + span.start..start + span.start + body[span.clone()].trim_end().len()),
                 None,
             ),
         ));
