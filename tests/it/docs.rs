@@ -107,3 +107,24 @@ fn the_config_schema_is_generated_and_true_to_the_parser() {
         );
     }
 }
+
+/// `docs/rules.md` is `skillpkg rule --format markdown` (`SKILLPKG_BLESS=1` rewrites it), and
+/// every rule has the heading the language server's diagnostics link to.
+#[test]
+fn the_rules_document_is_generated_and_has_every_rule_link() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/rules.md");
+    let generated = skillpkg::commands::rule::markdown();
+    if std::env::var_os("SKILLPKG_BLESS").is_some() {
+        fs_err::write(path, &generated).unwrap();
+    }
+    let written = fs_err::read_to_string(path).unwrap_or_default();
+    assert!(
+        written == generated,
+        "docs/rules.md is stale: run `SKILLPKG_BLESS=1 cargo test --test it rules_document`"
+    );
+    for rule in skillpkg::check::rule::ALL {
+        // GitHub's anchor for `### SK303: broken-reference` is `sk303-broken-reference`.
+        let heading = format!("\n### {}: {}\n", rule.code, rule.name);
+        assert!(written.contains(&heading), "no heading for {}", rule.code);
+    }
+}

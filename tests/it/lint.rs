@@ -1112,3 +1112,63 @@ fn findings_deep_in_the_body_show_their_own_lines() {
         ]
     );
 }
+
+/// `lint --watch` checks, waits, and checks again when a skill changes; `validate --watch`
+/// too. Each run prints what a run by hand prints, then says it is watching.
+#[test]
+fn watch_checks_again_when_a_skill_changes() {
+    use std::io::BufRead as _;
+    for command in ["lint", "validate"] {
+        let cx = TestContext::new();
+        let skill = cx.skill(
+            "skills/notes",
+            "---\nname: notes\ndescription: Take meeting notes. Use when the user asks for notes.\n---\n\n# Notes\n",
+        );
+        let mut child = cx
+            .command(&[command, "--watch", "skills"])
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("start the watch");
+        let stderr = child.stderr.take().expect("stderr");
+        let (lines, received) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in std::io::BufReader::new(stderr).lines() {
+                let Ok(line) = line else { break };
+                if lines.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        // Everything printed up to the next "Watching …" line, within a bounded wait.
+        let next_run = || {
+            let mut seen = Vec::new();
+            loop {
+                let line = received
+                    .recv_timeout(std::time::Duration::from_secs(30))
+                    .unwrap_or_else(|_| panic!("{command} --watch printed {seen:?} and stopped"));
+                if line.starts_with("Watching ") {
+                    return seen.join("\n");
+                }
+                seen.push(line);
+            }
+        };
+        let first = next_run();
+        assert!(first.contains("no problems"), "{first}");
+        // An error appears (an empty name), then goes again.
+        fs_err::write(
+            &skill,
+            "---\nname: \"\"\ndescription: Take meeting notes. Use when the user asks for notes.\n---\n\n# Notes\n",
+        )
+        .unwrap();
+        let second = next_run();
+        assert!(second.contains("SK103"), "{second}");
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+    let cx = TestContext::new();
+    let (code, _, stderr) = run(cx.command(&["lint", "--watch", "--fix"]));
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("cannot be used with"), "{stderr}");
+}
