@@ -20,6 +20,7 @@ mod layers;
 mod lifecycle;
 mod linear;
 mod lint;
+mod lsp;
 mod package;
 mod preview;
 mod property;

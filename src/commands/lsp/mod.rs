@@ -203,6 +203,9 @@ pub(crate) struct Server {
     workspace: Workspace,
     /// Skills whose text or files changed since they were last linted.
     dirty: BTreeSet<usize>,
+    /// Skills whose folder may have gained or lost a file (a save, a file opened or closed,
+    /// a change on disk): listed again before they are linted.
+    relist: BTreeSet<usize>,
     /// Find every skill again (a skill or a configuration appeared, went or changed).
     reload: bool,
     /// What was last published for each file, so that only changes are sent.
@@ -250,6 +253,7 @@ impl Server {
             documents: Documents::default(),
             workspace,
             dirty: BTreeSet::new(),
+            relist: BTreeSet::new(),
             reload: true,
             published: HashMap::new(),
             show_document: capabilities
@@ -316,6 +320,7 @@ impl Server {
         if self.reload {
             self.reload = false;
             self.dirty.clear();
+            self.relist.clear();
             for path in self.documents.open.keys() {
                 if is_skill_file(path) && self.workspace.skill_of(path).is_none() {
                     let skills_folder = path.parent().and_then(Path::parent);
@@ -327,7 +332,8 @@ impl Server {
             self.workspace.reload(&self.documents);
         } else if !self.dirty.is_empty() {
             let dirty: Vec<usize> = std::mem::take(&mut self.dirty).into_iter().collect();
-            self.workspace.relint(&dirty, &self.documents);
+            let relist: Vec<usize> = std::mem::take(&mut self.relist).into_iter().collect();
+            self.workspace.relint(&dirty, &relist, &self.documents);
         } else {
             return;
         }
@@ -358,7 +364,7 @@ impl Server {
 
     /// Marks the skill a file belongs to for linting; a skill file the workspace does not know,
     /// or a configuration, makes it find every skill again.
-    fn touched(&mut self, path: &Path) {
+    fn touched(&mut self, path: &Path, relist: bool) {
         let name = path
             .file_name()
             .and_then(|name| name.to_str())
@@ -373,6 +379,9 @@ impl Server {
         }
         if let Some(index) = self.workspace.skill_of(path) {
             self.dirty.insert(index);
+            if relist {
+                self.relist.insert(index);
+            }
         }
     }
 
@@ -388,7 +397,7 @@ impl Server {
                                 path.clone(),
                                 (item.uri, Document::new(item.text, item.version)),
                             );
-                            self.touched(&path);
+                            self.touched(&path, true);
                         }
                     },
                 ),
@@ -399,14 +408,14 @@ impl Server {
                             && let Some((_, doc)) = self.documents.open.get_mut(&path)
                         {
                             doc.apply(params.content_changes, id.version, self.encoding);
-                            self.touched(&path);
+                            self.touched(&path, false);
                         }
                     },
                 ),
                 notifications::DidSaveTextDocument::METHOD => notification.extract(&method).map(
                     |params: lsp_types::DidSaveTextDocumentParams| {
                         if let Ok(path) = params.text_document.uri.to_file_path() {
-                            self.touched(&path);
+                            self.touched(&path, true);
                         }
                     },
                 ),
@@ -416,7 +425,7 @@ impl Server {
                         if let Ok(path) = uri.to_file_path() {
                             self.documents.open.remove(&path);
                             // Back to the file on disk.
-                            self.touched(&path);
+                            self.touched(&path, true);
                         }
                         if self.published.remove(&uri).is_some() {
                             self.send_notification(
@@ -441,7 +450,7 @@ impl Server {
                                 self.reload = true;
                             }
                             if !self.documents.open.contains_key(&path) {
-                                self.touched(&path);
+                                self.touched(&path, true);
                             }
                         }
                     },

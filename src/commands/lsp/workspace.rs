@@ -144,8 +144,18 @@ impl Workspace {
         self.across_skills();
     }
 
-    /// Lints one skill again (its text or files changed), then the rules across skills.
-    pub(crate) fn relint(&mut self, indexes: &[usize], overlay: &dyn Overlay) {
+    /// Lints skills again (their text or files changed), then the rules across skills; the
+    /// skills in `relist` have their folder listed again first (a file came or went).
+    pub(crate) fn relint(&mut self, indexes: &[usize], relist: &[usize], overlay: &dyn Overlay) {
+        for &index in relist {
+            let path = self.jobs[index].0.clone();
+            let dir = path.parent().unwrap_or(Path::new(".")).to_path_buf();
+            let found = discover::walk_with_files(std::slice::from_ref(&dir), 1);
+            let mut files = crate::commands::lint::files_per_skill(&found.skills, found.files);
+            if let Some(own) = found.skills.iter().position(|skill| *skill == path) {
+                self.files[index] = std::mem::take(&mut files[own]);
+            }
+        }
         for &index in indexes {
             let (path, _, targets, config) = &self.jobs[index];
             let Some(outcome) = analyse(

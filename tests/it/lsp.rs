@@ -1,0 +1,4 @@
+//! The language server, `skillpkg lsp`, driven by real editors.
+
+mod neovim;
+mod protocol;
