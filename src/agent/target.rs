@@ -222,7 +222,6 @@ impl Target {
         }
     }
 
-    /// Whether this target is some version of Claude Code.
     /// What the agent does with a frontmatter key (`None`: a key skillpkg does not know).
     pub(crate) fn key_use(self, key: Option<&crate::skill::model::KnownKey>) -> KeyUse {
         use crate::skill::model::KeyOrigin;
@@ -246,6 +245,7 @@ impl Target {
         self.family() == Family::Spec && self != Self::AgentSkills
     }
 
+    /// Whether this target is some version of Claude Code.
     pub(crate) fn is_claude_code(self) -> bool {
         matches!(self.family(), Family::ClaudeCode { .. })
     }

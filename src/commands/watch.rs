@@ -17,6 +17,9 @@ use crate::output::Printer;
 /// How long the files must be quiet before a run: an editor's save is several events.
 const QUIET: Duration = Duration::from_millis(150);
 
+/// The longest wait for quiet: a file written without pause does not hold the next run off.
+const MOST: Duration = Duration::from_secs(2);
+
 /// Clears the screen and the scrollback, and puts the cursor at the top left.
 const CLEAR: &str = "\x1b[2J\x1b[3J\x1b[H";
 
@@ -77,7 +80,8 @@ fn wait_for_change(events: &mpsc::Receiver<notify::Result<notify::Event>>) -> an
         }
     }
     // Let the burst end.
-    while events.recv_timeout(QUIET).is_ok() {}
+    let started = std::time::Instant::now();
+    while started.elapsed() < MOST && events.recv_timeout(QUIET).is_ok() {}
     Ok(())
 }
 

@@ -64,6 +64,9 @@ fn shown<'a>(
     };
     let outcome = workspace.outcome(index);
     let skill = &outcome.checked.skill;
+    // Offsets map back through the editor's own text: the linted skill keeps only the lines
+    // its findings need, without the map of its `\r\n`s.
+    let fresh = SourceText::from_string(doc.text.clone());
     let mut out = Vec::new();
     if skill.path == path {
         if let Some(error) = workspace.config_errors.get(path) {
@@ -80,13 +83,7 @@ fn shown<'a>(
         let uri = Url::from_file_path(path).ok();
         for diagnostic in &outcome.checked.diagnostics {
             if diagnostic.file.is_none() {
-                let converted = convert(
-                    diagnostic,
-                    skill.display_source(),
-                    doc,
-                    uri.as_ref(),
-                    encoding,
-                );
+                let converted = convert(diagnostic, &fresh, doc, uri.as_ref(), encoding);
                 out.push((Some(diagnostic), converted));
             }
         }
@@ -96,8 +93,7 @@ fn shown<'a>(
             if let Some(file) = &diagnostic.file
                 && file.path == relative
             {
-                let mut converted =
-                    convert(diagnostic, skill.display_source(), doc, None, encoding);
+                let mut converted = convert(diagnostic, &fresh, doc, None, encoding);
                 converted.range =
                     doc.line_range(file.line.map_or(0, |line| line.saturating_sub(1)), encoding);
                 out.push((Some(diagnostic), converted));
@@ -215,8 +211,7 @@ pub(crate) fn code_actions(
     cx: &Context<'_>,
     params: &CodeActionParams,
 ) -> Vec<CodeActionOrCommand> {
-    let uri = &params.text_document.uri;
-    let Ok(path) = uri.to_file_path() else {
+    let Ok(path) = params.text_document.uri.to_file_path() else {
         return Vec::new();
     };
     let (Some(doc), Some(index)) = (cx.documents.get(&path), cx.workspace.skill_of(&path)) else {
@@ -224,6 +219,10 @@ pub(crate) fn code_actions(
     };
     let outcome = cx.workspace.outcome(index);
     let skill_file = outcome.checked.skill.path == path;
+    let uri = &Versioned {
+        uri: &params.text_document.uri,
+        version: cx.document_changes.then_some(doc.version),
+    };
     let wanted = |kind: &CodeActionKind| {
         params.context.only.as_ref().is_none_or(|only| {
             only.iter()
@@ -281,7 +280,7 @@ fn fix_action(
     fix: &Fix,
     source: &SourceText,
     doc: &Document,
-    uri: &Url,
+    uri: &Versioned<'_>,
     shown: &lsp_types::Diagnostic,
     encoding: Encoding,
 ) -> CodeAction {
@@ -321,10 +320,31 @@ fn upper_first(text: &str) -> String {
     })
 }
 
-fn one_file(uri: &Url, edits: Vec<TextEdit>) -> WorkspaceEdit {
-    WorkspaceEdit {
-        changes: Some(HashMap::from([(uri.clone(), edits)])),
-        ..WorkspaceEdit::default()
+/// The file an action edits, with the version the edit was made for when the editor can
+/// refuse an edit of another version (`documentChanges`).
+pub(crate) struct Versioned<'a> {
+    pub uri: &'a Url,
+    pub version: Option<i32>,
+}
+
+fn one_file(to: &Versioned<'_>, edits: Vec<TextEdit>) -> WorkspaceEdit {
+    match to.version {
+        Some(version) => WorkspaceEdit {
+            document_changes: Some(lsp_types::DocumentChanges::Edits(vec![
+                lsp_types::TextDocumentEdit {
+                    text_document: lsp_types::OptionalVersionedTextDocumentIdentifier {
+                        uri: to.uri.clone(),
+                        version: Some(version),
+                    },
+                    edits: edits.into_iter().map(lsp_types::OneOf::Left).collect(),
+                },
+            ])),
+            ..WorkspaceEdit::default()
+        },
+        None => WorkspaceEdit {
+            changes: Some(HashMap::from([(to.uri.clone(), edits)])),
+            ..WorkspaceEdit::default()
+        },
     }
 }
 
@@ -333,7 +353,7 @@ fn suppressions(
     diagnostic: &Diagnostic,
     skill: &Skill,
     doc: &Document,
-    uri: &Url,
+    uri: &Versioned<'_>,
     shown: &lsp_types::Diagnostic,
     encoding: Encoding,
 ) -> Vec<CodeAction> {
@@ -387,9 +407,17 @@ fn suppressions(
             starts_entry.then(|| format!("# skillpkg-disable-next-line {code}{eol}"))
         } else {
             let body_start = region.as_ref().map_or(0, |region| region.body);
-            let fences = crate::check::lint::fences(source.text(), body_start);
+            let text = source.text();
+            let fences = crate::check::lint::fences(text, body_start);
             let normalised = doc.normalised(line_start);
-            (!crate::check::lint::in_ranges(&fences, normalised))
+            // Not where a comment would become text the model reads: in a fenced or indented
+            // code block, or inside another HTML comment.
+            let before = &text[body_start.min(normalised)..normalised];
+            let in_comment = before
+                .rfind("<!--")
+                .is_some_and(|open| before.rfind("-->").is_none_or(|close| close < open));
+            let indented_code = indent.starts_with('\t') || indent.len() >= 4;
+            (!crate::check::lint::in_ranges(&fences, normalised) && !in_comment && !indented_code)
                 .then(|| format!("{indent}<!-- skillpkg-disable-next-line {code} -->{eol}"))
         };
         if let Some(comment) = comment {
@@ -405,7 +433,16 @@ fn suppressions(
             source.original_edit_offset(region.yaml.start),
             format!("# skillpkg-disable-file {code}{eol}"),
         ),
-        None => (0, format!("<!-- skillpkg-disable-file {code} -->{eol}")),
+        // Without frontmatter (or with an unclosed one), at the end: the start of the file
+        // is where an agent looks for `---`.
+        None if doc.text.is_empty() || doc.text.ends_with('\n') || doc.text.ends_with('\r') => (
+            doc.text.len(),
+            format!("<!-- skillpkg-disable-file {code} -->{eol}"),
+        ),
+        None => (
+            doc.text.len(),
+            format!("{eol}<!-- skillpkg-disable-file {code} -->{eol}"),
+        ),
     };
     actions.push(action(
         format!("Suppress {code} ({}) in this file", diagnostic.rule.name),
@@ -415,25 +452,62 @@ fn suppressions(
     actions
 }
 
-/// Every safe fix, applied round after round as `lint --fix` does, as one edit of the file.
+/// "Fix all safe problems in this file", when the file has a safe fix. An editor that
+/// resolves actions gets it without its edit, which `codeAction/resolve` computes
+/// ([`resolve_fix_all`]): the fix loop then runs only when the action is chosen.
 fn fix_all(
     cx: &Context<'_>,
     index: usize,
     path: &Path,
     doc: &Document,
-    uri: &Url,
+    uri: &Versioned<'_>,
 ) -> Option<CodeAction> {
     let outcome = cx.workspace.outcome(index);
-    let any_safe = outcome.checked.diagnostics.iter().any(|diagnostic| {
-        diagnostic.file.is_none()
-            && diagnostic
-                .fix
-                .as_ref()
-                .is_some_and(|fix| fix.applicability == Applicability::Safe)
-    });
-    if !any_safe {
+    let safe = outcome
+        .checked
+        .diagnostics
+        .iter()
+        .filter(|diagnostic| {
+            diagnostic.file.is_none()
+                && diagnostic
+                    .fix
+                    .as_ref()
+                    .is_some_and(|fix| fix.applicability == Applicability::Safe)
+        })
+        .count();
+    if safe == 0 {
         return None;
     }
+    let mut action = CodeAction {
+        title: "Fix all safe problems in this file".to_owned(),
+        kind: Some(CodeActionKind::new(FIX_ALL_KIND)),
+        ..CodeAction::default()
+    };
+    if cx.resolve_edits {
+        action.data = Some(serde_json::json!({ "uri": uri.uri, "version": doc.version }));
+        return Some(action);
+    }
+    let (fixed, edit) = fix_all_edit(cx, index, path, doc, uri)?;
+    action.title = fix_all_title(fixed);
+    action.edit = Some(edit);
+    Some(action)
+}
+
+fn fix_all_title(fixed: usize) -> String {
+    format!(
+        "Fix all safe problems in this file ({fixed} {})",
+        crate::output::plural(fixed, "fix", "fixes")
+    )
+}
+
+/// Every safe fix, applied round after round as `lint --fix` does, as one edit of the file.
+fn fix_all_edit(
+    cx: &Context<'_>,
+    index: usize,
+    path: &Path,
+    doc: &Document,
+    uri: &Versioned<'_>,
+) -> Option<(usize, WorkspaceEdit)> {
     let (_, _, targets, _) = cx.workspace.job(index);
     let bundle = cx.workspace.bundle(index, cx.documents);
     let settings = cx.workspace.settings(index);
@@ -448,20 +522,54 @@ fn fix_all(
     }
     let text = String::from_utf8(fixing.bytes).ok()?;
     let whole = lsp_types::Range::new(lsp_types::Position::new(0, 0), doc.end(cx.encoding));
-    Some(CodeAction {
-        title: format!(
-            "Fix all safe problems in this file ({} {})",
-            fixing.fixed,
-            crate::output::plural(fixing.fixed, "fix", "fixes")
-        ),
-        kind: Some(CodeActionKind::new(FIX_ALL_KIND)),
-        edit: Some(one_file(
-            uri,
-            vec![TextEdit {
-                range: whole,
-                new_text: text,
-            }],
-        )),
-        ..CodeAction::default()
-    })
+    let edit = one_file(
+        uri,
+        vec![TextEdit {
+            range: whole,
+            new_text: text,
+        }],
+    );
+    Some((fixing.fixed, edit))
 }
+
+/// `codeAction/resolve` of "fix all": the edit, for the version of the file the action was
+/// offered for; `Err` when the file changed since.
+pub(crate) fn resolve_fix_all(
+    cx: &Context<'_>,
+    mut action: CodeAction,
+) -> anyhow::Result<CodeAction> {
+    let data = action.data.take().unwrap_or_default();
+    let uri = data["uri"]
+        .as_str()
+        .and_then(|uri| Url::parse(uri).ok())
+        .ok_or_else(|| anyhow::anyhow!("not an action skillpkg offered"))?;
+    let version = data["version"].as_i64();
+    let path = uri
+        .to_file_path()
+        .map_err(|()| anyhow::anyhow!("`{uri}` is not a file"))?;
+    let doc = cx
+        .documents
+        .get(&path)
+        .ok_or_else(|| anyhow::anyhow!("{} is not open", path.display()))?;
+    if version != Some(i64::from(doc.version)) {
+        return Err(ContentModified.into());
+    }
+    let index = cx
+        .workspace
+        .skill_of(&path)
+        .ok_or_else(|| anyhow::anyhow!("{} is in no skill", path.display()))?;
+    let to = Versioned {
+        uri: &uri,
+        version: cx.document_changes.then_some(doc.version),
+    };
+    if let Some((fixed, edit)) = fix_all_edit(cx, index, &path, doc, &to) {
+        action.title = fix_all_title(fixed);
+        action.edit = Some(edit);
+    }
+    Ok(action)
+}
+
+/// The file changed between the offer of an action and its resolution.
+#[derive(Debug, thiserror::Error)]
+#[error("the file changed since the action was offered")]
+pub(crate) struct ContentModified;

@@ -29,6 +29,11 @@ pub(crate) struct Context<'a> {
     pub workspace: &'a Workspace,
     pub documents: &'a Documents,
     pub encoding: Encoding,
+    /// The editor takes versioned edits (`documentChanges`), which it refuses for another
+    /// version of the file.
+    pub document_changes: bool,
+    /// The editor resolves a code action's edit on demand (`codeAction/resolve`).
+    pub resolve_edits: bool,
 }
 
 /// An open SKILL.md, read afresh from the editor's text.

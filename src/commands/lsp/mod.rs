@@ -91,6 +91,7 @@ pub(crate) fn serve(connection: &Connection) -> anyhow::Result<ExitStatus> {
     connection.initialize_finish(id, serde_json::to_value(result)?)?;
     let mut server = Server::new(&params, encoding, connection.sender.clone())?;
     server.start();
+    let mut shut_down = false;
     loop {
         let Ok(first) = connection.receiver.recv() else {
             // The editor hung up without `exit`.
@@ -102,24 +103,42 @@ pub(crate) fn serve(connection: &Connection) -> anyhow::Result<ExitStatus> {
             .collect();
         for message in batch {
             match message {
+                Message::Request(request) if request.method == requests::Shutdown::METHOD => {
+                    shut_down = true;
+                    let _ = connection
+                        .sender
+                        .send(Message::Response(Response::new_ok(request.id, ())));
+                }
+                Message::Request(request) if shut_down => {
+                    let _ = connection.sender.send(Message::Response(Response::new_err(
+                        request.id,
+                        ErrorCode::InvalidRequest as i32,
+                        "the server is shutting down".into(),
+                    )));
+                }
                 Message::Request(request) => {
-                    if connection.handle_shutdown(&request)? {
-                        return Ok(ExitStatus::Success);
-                    }
-                    server.flush();
+                    server.flush_guarded();
                     server.request(request);
                 }
                 Message::Notification(notification) => {
                     if notification.method == notifications::Exit::METHOD {
-                        // `exit` before `shutdown`.
-                        return Ok(ExitStatus::Error);
+                        // `exit` without `shutdown` first is an error, as the protocol says.
+                        return Ok(if shut_down {
+                            ExitStatus::Success
+                        } else {
+                            ExitStatus::Error
+                        });
                     }
-                    server.notification(notification);
+                    if !shut_down {
+                        server.notification(notification);
+                    }
                 }
                 Message::Response(_) => {}
             }
         }
-        server.flush();
+        if !shut_down {
+            server.flush_guarded();
+        }
     }
 }
 
@@ -163,6 +182,7 @@ fn capabilities(encoding: Encoding) -> ServerCapabilities {
                 CodeActionKind::QUICKFIX,
                 CodeActionKind::new(FIX_ALL_KIND),
             ]),
+            resolve_provider: Some(true),
             ..CodeActionOptions::default()
         })),
         code_lens_provider: Some(CodeLensOptions {
@@ -196,6 +216,10 @@ impl Documents {
 }
 
 /// The server's state between messages.
+#[expect(
+    clippy::struct_excessive_bools,
+    reason = "independent facts: what the editor supports, and whether a reload is due"
+)]
 pub(crate) struct Server {
     sender: crossbeam_channel::Sender<Message>,
     encoding: Encoding,
@@ -214,6 +238,10 @@ pub(crate) struct Server {
     show_document: bool,
     /// The editor lets the server ask it to watch files.
     watch_registration: bool,
+    /// The editor takes versioned edits.
+    document_changes: bool,
+    /// The editor resolves code actions' edits on demand.
+    resolve_edits: bool,
     next_request: i32,
     /// Where previews are written for the editor to show; removed when the server stops.
     preview_folder: Option<tempfile::TempDir>,
@@ -267,6 +295,18 @@ impl Server {
                 .and_then(|workspace| workspace.did_change_watched_files.as_ref())
                 .and_then(|watched| watched.dynamic_registration)
                 .unwrap_or(false),
+            document_changes: capabilities
+                .workspace
+                .as_ref()
+                .and_then(|workspace| workspace.workspace_edit.as_ref())
+                .and_then(|edit| edit.document_changes)
+                .unwrap_or(false),
+            resolve_edits: capabilities
+                .text_document
+                .as_ref()
+                .and_then(|text| text.code_action.as_ref())
+                .and_then(|action| action.resolve_support.as_ref())
+                .is_some_and(|support| support.properties.iter().any(|p| p == "edit")),
             next_request: 0,
             preview_folder: None,
         })
@@ -315,6 +355,18 @@ impl Server {
         )));
     }
 
+    /// [`Self::flush`]; a bug in a rule is logged and the session goes on (the findings of
+    /// before stay).
+    fn flush_guarded(&mut self) {
+        let linted = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.flush()));
+        if linted.is_err() {
+            self.reload = false;
+            self.dirty.clear();
+            self.relist.clear();
+            self.log("skillpkg failed while linting (a bug: please report it); the findings shown are from before the last change");
+        }
+    }
+
     /// Lints what changed, then publishes the diagnostics that changed.
     fn flush(&mut self) {
         if self.reload {
@@ -322,11 +374,16 @@ impl Server {
             self.dirty.clear();
             self.relist.clear();
             for path in self.documents.open.keys() {
-                if is_skill_file(path) && self.workspace.skill_of(path).is_none() {
-                    let skills_folder = path.parent().and_then(Path::parent);
-                    if let Some(folder) = skills_folder {
-                        self.workspace.add_root(folder.to_path_buf());
-                    }
+                let outside = !self
+                    .workspace
+                    .roots()
+                    .iter()
+                    .any(|root| path.starts_with(root));
+                if outside
+                    && is_skill_file(path)
+                    && let Some(root) = root_for(path)
+                {
+                    self.workspace.add_root(root);
                 }
             }
             self.workspace.reload(&self.documents);
@@ -369,10 +426,13 @@ impl Server {
             .file_name()
             .and_then(|name| name.to_str())
             .unwrap_or("");
+        // A skill file the last walk did not find (new, or outside the workspace) is looked
+        // for on open, save and close, not on every keystroke: one the walk skips on purpose
+        // (under `node_modules/`, or ignored) would otherwise cost a walk per key.
         if name == "skillpkg.toml"
             || name == "plugin.json"
             || name == "marketplace.json"
-            || (is_skill_file(path) && self.workspace.skill_of(path).is_none())
+            || (relist && is_skill_file(path) && self.workspace.skill_of(path).is_none())
         {
             self.reload = true;
             return;
@@ -503,7 +563,12 @@ impl Server {
                 format!("skillpkg does not handle `{method}`"),
             ),
             Ok(Err(error)) => {
-                Response::new_err(id, ErrorCode::InvalidParams as i32, format!("{error:#}"))
+                let code = if error.is::<actions::ContentModified>() {
+                    ErrorCode::ContentModified
+                } else {
+                    ErrorCode::InvalidParams
+                };
+                Response::new_err(id, code as i32, format!("{error:#}"))
             }
             Err(_) => Response::new_err(
                 id,
@@ -521,8 +586,14 @@ impl Server {
             workspace: &self.workspace,
             documents: &self.documents,
             encoding: self.encoding,
+            document_changes: self.document_changes,
+            resolve_edits: self.resolve_edits,
         };
         let value = match method.as_str() {
+            requests::CodeActionResolveRequest::METHOD => {
+                let action: lsp_types::CodeAction = request.extract(&method)?.1;
+                serde_json::to_value(actions::resolve_fix_all(&cx, action)?)?
+            }
             requests::HoverRequest::METHOD => {
                 let params: lsp_types::HoverParams = request.extract(&method)?.1;
                 serde_json::to_value(features::hover(&cx, &params.text_document_position_params))?
@@ -569,6 +640,20 @@ impl Server {
             _ => return Ok(None),
         };
         Ok(Some(value))
+    }
+}
+
+/// The folder to search for a skill file opened from outside the workspace: its skills folder
+/// (so that its siblings count for the rules across skills), unless that is the file system's
+/// root or the home folder, where only the skill's own folder is searched.
+fn root_for(path: &Path) -> Option<PathBuf> {
+    let dir = path.parent()?;
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    match dir.parent() {
+        Some(folder) if folder.parent().is_some() && Some(folder) != home.as_deref() => {
+            Some(folder.to_path_buf())
+        }
+        _ => Some(dir.to_path_buf()),
     }
 }
 

@@ -69,7 +69,20 @@ pub(crate) fn execute(
     };
     let dir = skill_file.parent().unwrap_or(Path::new("."));
     let name = folder_name(dir);
-    let root = dir.parent().unwrap_or(dir).to_path_buf();
+    // The skills folder, so the listing shows the skill among its siblings; the skill's own
+    // folder when that would leave the workspace (a skill at a workspace's root).
+    let root = match dir.parent() {
+        Some(parent)
+            if cx
+                .workspace
+                .roots()
+                .iter()
+                .any(|root| parent.starts_with(root)) =>
+        {
+            parent.to_path_buf()
+        }
+        _ => dir.to_path_buf(),
+    };
     let unsaved = cx.documents.get(&skill_file).is_some_and(|doc| {
         crate::fsx::read_capped(&skill_file, MAX_OUTPUT)
             .ok()
@@ -78,10 +91,8 @@ pub(crate) fn execute(
     });
     let root_arg = root.to_string_lossy().into_owned();
     let listing = preview(&["preview", &root_arg], cx.workspace.cwd())?;
-    let invocation = preview(
-        &["preview", &root_arg, "--invoke", &name],
-        cx.workspace.cwd(),
-    )?;
+    let invoke = format!("--invoke={name}");
+    let invocation = preview(&["preview", &root_arg, &invoke], cx.workspace.cwd())?;
     let mut text = format!("# What the model sees: {name}\n\n");
     if unsaved {
         text.push_str(

@@ -4,7 +4,8 @@
 //! over all of them.
 //!
 //! A change re-lints only the skill it touches; the rules across skills then run again over
-//! every skill's kept findings, as `lint` runs them after its own pass.
+//! every skill's kept findings (not their text), as `lint` runs them after its own pass, so an
+//! edit costs one skill's lint plus a pass over every skill's frontmatter facts.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -194,7 +195,12 @@ impl Workspace {
     }
 
     /// The skill a file belongs to: the nearest skill folder above it (its SKILL.md included).
+    /// A SKILL.md belongs only to the skill of its own folder (one nested in another skill's
+    /// `references/` is not the outer skill's).
     pub(crate) fn skill_of(&self, path: &Path) -> Option<usize> {
+        if super::is_skill_file(path) {
+            return path.parent().and_then(|dir| self.by_dir.get(dir).copied());
+        }
         path.ancestors()
             .skip(1)
             .find_map(|dir| self.by_dir.get(dir).copied())

@@ -41,6 +41,10 @@ struct Stop;
 
 impl Session {
     async fn start(root: &Path) -> Self {
+        Self::start_with(root, ClientCapabilities::default()).await
+    }
+
+    async fn start_with(root: &Path, capabilities: ClientCapabilities) -> Self {
         let (sender, diagnostics) = mpsc::unbounded_channel();
         let (main_loop, server) = MainLoop::new_client(|_server| {
             let mut router = Router::new(sender);
@@ -82,7 +86,7 @@ impl Session {
                     uri: root_uri,
                     name: "root".into(),
                 }]),
-                capabilities: ClientCapabilities::default(),
+                capabilities,
                 ..InitializeParams::default()
             })
             .await
@@ -637,4 +641,155 @@ fn a_file_created_on_disk_counts_after_a_save() {
         assert_eq!(lsp_findings(&fixed), cli_findings(&cx, "skills"));
         session.stop().await;
     });
+}
+
+/// Positions in a CRLF file are those of the same file with LF endings, and a suppression goes
+/// on the line before the finding (found by review: the kept text had lost its CRLF map).
+#[test]
+fn crlf_files_get_the_same_positions_as_lf_files() {
+    let lf = "---\nname: notes\ndescription: Take meeting notes. Use when the user asks for notes.\n---\n\n# Notes\n\nOne.\n\nTwo.\n\nSee [the guide](references/guide.md).\n";
+    let crlf = lf.replace('\n', "\r\n");
+    let mut ranges = Vec::new();
+    for text in [lf.to_owned(), crlf] {
+        let cx = TestContext::new();
+        let skill = cx.skill("skills/notes", &text);
+        runtime().block_on(async {
+            let mut session = Session::start(cx.root()).await;
+            let uri = session.open(&skill, &text);
+            let published = session.diagnostics_for(&uri).await;
+            let broken = published
+                .diagnostics
+                .iter()
+                .find(|d| d.code == Some(lsp_types::NumberOrString::String("SK303".into())))
+                .expect("the broken link")
+                .range;
+            let actions = session.code_actions(&uri, broken).await;
+            let suppress = actions
+                .iter()
+                .find(|action| {
+                    action.title.starts_with("Suppress SK303")
+                        && action.title.ends_with("on this line")
+                })
+                .expect("a line suppression");
+            let edit = &edits_of(suppress, &uri)[0];
+            ranges.push((broken, edit.range, edit.new_text.clone()));
+            session.stop().await;
+        });
+    }
+    assert_eq!(
+        ranges[0].0,
+        Range::new(Position::new(11, 16), Position::new(11, 35))
+    );
+    assert_eq!(ranges[0].0, ranges[1].0, "the same range with CRLF");
+    assert_eq!(
+        ranges[0].1, ranges[1].1,
+        "the comment goes before the same line"
+    );
+    assert_eq!(ranges[1].2, "<!-- skillpkg-disable-next-line SK303 -->\r\n");
+}
+
+/// An editor that resolves actions gets "fix all" without its edit, then the edit, versioned,
+/// for the text it was offered for; once the text has changed, resolving it is refused.
+#[test]
+fn fix_all_is_resolved_for_the_version_it_was_offered_for() {
+    let cx = TestContext::new();
+    let text = "---\nname: notes\ndescription: Take meeting notes. Use when the user asks for notes.\nlicense: no\n---\n\n# Notes\n";
+    let skill = cx.skill("skills/notes", text);
+    let capabilities: ClientCapabilities = serde_json::from_value(serde_json::json!({
+        "workspace": { "workspaceEdit": { "documentChanges": true } },
+        "textDocument": { "codeAction": { "resolveSupport": { "properties": ["edit"] } } }
+    }))
+    .expect("capabilities");
+    runtime().block_on(async {
+        let mut session = Session::start_with(cx.root(), capabilities).await;
+        let uri = session.open(&skill, text);
+        let _ = session.diagnostics_for(&uri).await;
+        let actions = session
+            .code_actions(&uri, Range::new(Position::new(0, 0), Position::new(0, 0)))
+            .await;
+        let offered = actions
+            .into_iter()
+            .find(|action| action.kind.as_ref().map(lsp_types::CodeActionKind::as_str) == Some("source.fixAll.skillpkg"))
+            .expect("fix all");
+        assert!(offered.edit.is_none() && offered.data.is_some(), "{offered:?}");
+        let resolved = session
+            .server
+            .code_action_resolve(offered.clone())
+            .await
+            .expect("resolve");
+        let edit = serde_json::to_value(resolved.edit.expect("an edit")).unwrap();
+        assert_eq!(edit["documentChanges"][0]["textDocument"]["version"], 1, "{edit}");
+        assert!(
+            edit["documentChanges"][0]["edits"][0]["newText"]
+                .as_str()
+                .is_some_and(|text| text.contains("license: \"no\"")),
+            "{edit}"
+        );
+        assert_eq!(resolved.title, "Fix all safe problems in this file (1 fix)");
+        // The user typed in between: the old action is refused, not applied over the new text.
+        session.change(
+            &uri,
+            2,
+            vec![TextDocumentContentChangeEvent {
+                range: Some(Range::new(Position::new(6, 7), Position::new(6, 7))),
+                range_length: None,
+                text: " and minutes".into(),
+            }],
+        );
+        let refused = session.server.code_action_resolve(offered).await;
+        assert!(
+            matches!(&refused, Err(async_lsp::Error::Response(error)) if error.code == async_lsp::ErrorCode::CONTENT_MODIFIED),
+            "{refused:?}"
+        );
+        session.stop().await;
+    });
+}
+
+/// `shutdown` and `exit` sent together (as editors do when they quit) end the server with 0;
+/// `exit` without `shutdown` ends it with 2. Raw framing here, so that nothing waits between
+/// the two messages.
+#[test]
+fn shutdown_and_exit_together_end_the_server_cleanly() {
+    use std::io::Write as _;
+    let cx = TestContext::new();
+    for (shutdown, expected) in [(true, 0), (false, 2)] {
+        let mut child = std::process::Command::new(insta_cmd::get_cargo_bin("skillpkg"))
+            .arg("lsp")
+            .current_dir(cx.root())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start skillpkg lsp");
+        let mut messages = vec![
+            serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"capabilities": {}}}),
+            serde_json::json!({"jsonrpc": "2.0", "method": "initialized", "params": {}}),
+        ];
+        if shutdown {
+            messages.push(serde_json::json!({"jsonrpc": "2.0", "id": 2, "method": "shutdown"}));
+        }
+        messages.push(serde_json::json!({"jsonrpc": "2.0", "method": "exit"}));
+        let mut stdin = child.stdin.take().expect("stdin");
+        let mut bytes = Vec::new();
+        for message in messages {
+            let body = message.to_string();
+            bytes.extend_from_slice(
+                format!("Content-Length: {}\r\n\r\n{body}", body.len()).as_bytes(),
+            );
+        }
+        stdin.write_all(&bytes).expect("write");
+        drop(stdin);
+        let deadline = std::time::Instant::now() + WAIT;
+        let status = loop {
+            if let Some(status) = child.try_wait().expect("wait") {
+                break status;
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the server did not exit"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        assert_eq!(status.code(), Some(expected), "shutdown first: {shutdown}");
+    }
 }
