@@ -464,3 +464,8 @@ pub(crate) fn s3_list(bytes: &[u8]) {
         }
     }
 }
+
+/// The language server's copy of an edited document, and its features on it.
+pub(crate) fn lsp_document(bytes: &[u8]) {
+    skillpkg::commands::lsp::fuzz_document(bytes);
+}

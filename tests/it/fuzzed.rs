@@ -43,6 +43,7 @@ fn every_crash_found_stays_fixed() {
         replay("marketplace_json", properties::marketplace_json),
         replay("tar_extract", properties::tar_extract),
         replay("s3_list", properties::s3_list),
+        replay("lsp_document", properties::lsp_document),
     ];
     assert!(
         replayed.iter().sum::<usize>() >= 2,
@@ -58,6 +59,19 @@ fn the_page_markdown_property_holds_on_its_seeds() {
     let mut seen = 0;
     for entry in fs_err::read_dir(&folder).unwrap() {
         properties::markdown(&fs_err::read(entry.unwrap().path()).unwrap());
+        seen += 1;
+    }
+    assert!(seen >= 2);
+}
+
+/// The language server's fuzz target's seed inputs hold its property too (CRLF, lone CR, an
+/// emoji, edits inside a `\r\n`, a whole-text replacement).
+#[test]
+fn the_lsp_document_seeds_hold() {
+    let folder = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/corpus/lsp_document");
+    let mut seen = 0;
+    for entry in fs_err::read_dir(&folder).unwrap() {
+        properties::lsp_document(&fs_err::read(entry.unwrap().path()).unwrap());
         seen += 1;
     }
     assert!(seen >= 2);

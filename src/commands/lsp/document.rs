@@ -152,6 +152,24 @@ impl Document {
         offset.saturating_sub(bom + crlf)
     }
 
+    /// Asserts that the line index is the text's and that positions map back to offsets (for
+    /// the fuzz target).
+    pub(crate) fn check(&self) {
+        assert_eq!(self.line_starts, line_starts(&self.text), "{:?}", self.text);
+        for (offset, _) in self.text.char_indices() {
+            let crlf = self.text.as_bytes().get(offset) == Some(&b'\n')
+                && offset > 0
+                && self.text.as_bytes()[offset - 1] == b'\r';
+            if crlf {
+                continue;
+            }
+            for encoding in [Encoding::Utf8, Encoding::Utf16] {
+                let position = self.position(offset, encoding);
+                assert_eq!(self.offset(position, encoding), offset, "{:?}", self.text);
+            }
+        }
+    }
+
     /// The end of the whole text as a position.
     pub(crate) fn end(&self, encoding: Encoding) -> Position {
         self.position(self.text.len(), encoding)

@@ -663,3 +663,83 @@ pub(crate) fn is_skill_file(path: &Path) -> bool {
         .and_then(|name| name.to_str())
         .is_some_and(|name| name.eq_ignore_ascii_case("skill.md"))
 }
+
+/// The fuzz target `lsp_document`: any text, edited by any incremental changes in either
+/// encoding, keeps its line index true to the text, maps positions and offsets back and forth,
+/// and every feature the editor can ask about a SKILL.md answers without panicking.
+#[doc(hidden)]
+pub fn fuzz_document(bytes: &[u8]) {
+    let Some((&flags, rest)) = bytes.split_first() else {
+        return;
+    };
+    let encoding = if flags & 1 == 1 {
+        Encoding::Utf8
+    } else {
+        Encoding::Utf16
+    };
+    let (text, mut edits) = match rest.iter().position(|&byte| byte == 0) {
+        Some(at) => (&rest[..at], &rest[at + 1..]),
+        None => (rest, &[][..]),
+    };
+    let mut doc = Document::new(String::from_utf8_lossy(text).into_owned(), 0);
+    let mut version = 0;
+    // Each edit: start line, start column, end line, end column, then a length and that many
+    // bytes of new text (a range-less edit when the first byte is 255).
+    while let [
+        start_line,
+        start_column,
+        end_line,
+        end_column,
+        length,
+        tail @ ..,
+    ] = edits
+    {
+        let length = usize::from(*length).min(tail.len());
+        let inserted = String::from_utf8_lossy(&tail[..length]).into_owned();
+        edits = &tail[length..];
+        let range = (*start_line != 255).then(|| {
+            lsp_types::Range::new(
+                lsp_types::Position::new(u32::from(*start_line), u32::from(*start_column)),
+                lsp_types::Position::new(u32::from(*end_line), u32::from(*end_column)),
+            )
+        });
+        version += 1;
+        doc.apply(
+            vec![lsp_types::TextDocumentContentChangeEvent {
+                range,
+                range_length: None,
+                text: inserted,
+            }],
+            version,
+            encoding,
+        );
+        doc.check();
+    }
+    let path = std::env::temp_dir().join("skillpkg-fuzz-no-such-folder/skills/x/SKILL.md");
+    let Ok(uri) = Url::from_file_path(&path) else {
+        return;
+    };
+    let mut documents = Documents::default();
+    let lines = u32::try_from(doc.text.lines().count()).unwrap_or(u32::MAX);
+    documents.open.insert(path, (uri.clone(), doc));
+    let workspace = Workspace::new(std::env::temp_dir(), 1_000_000);
+    let cx = features::Context {
+        workspace: &workspace,
+        documents: &documents,
+        encoding,
+        document_changes: false,
+        resolve_edits: false,
+    };
+    let _ = features::symbols(&cx, &uri);
+    let _ = features::code_lenses(&cx, &uri);
+    for line in 0..=lines.min(40) {
+        for character in [0, 1, 2, 5, 9, 17, 40, 200] {
+            let at = lsp_types::TextDocumentPositionParams {
+                text_document: lsp_types::TextDocumentIdentifier { uri: uri.clone() },
+                position: lsp_types::Position::new(line, character),
+            };
+            let _ = features::hover(&cx, &at);
+            let _ = features::completion(&cx, &at);
+        }
+    }
+}
