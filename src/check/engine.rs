@@ -274,9 +274,33 @@ pub(crate) fn across_skills(
     context_window: usize,
     cwd: &Path,
 ) {
+    let found = set_findings(outcomes, context_window);
+    // Outcomes and jobs line up except where a skill could not be read.
+    let configs: HashMap<&Path, &Option<Arc<Config>>> = jobs
+        .iter()
+        .map(|(path, _, _, config)| (path.as_path(), config))
+        .collect();
+    for (outcome, found) in outcomes.iter_mut().zip(found) {
+        let settings = Settings {
+            cli,
+            config: configs
+                .get(outcome.checked.skill.path.as_path())
+                .and_then(|c| (*c).clone()),
+        };
+        finish_across(outcome, found, &settings, cwd);
+    }
+}
+
+/// What the rules across skills find in each skill, before its settings and suppressions:
+/// a function of each skill's [`set::SetKey`] alone, so a caller that keeps it need not run
+/// them again while no key changes.
+pub(crate) fn set_findings(
+    outcomes: &mut [Outcome],
+    context_window: usize,
+) -> Vec<Vec<Diagnostic>> {
     // The set rules run on the outcomes in place, each skill's earlier findings set aside
     // (a copy of ten thousand records would cost lint a tenth of its memory): what they leave
-    // is theirs alone (they also sort it), to be filtered and suppressed like the rest.
+    // is theirs alone (they also sort it).
     let mut own: Vec<Vec<Diagnostic>> = outcomes
         .iter_mut()
         .map(|outcome| std::mem::take(&mut outcome.checked.diagnostics))
@@ -284,43 +308,48 @@ pub(crate) fn across_skills(
     check_set(outcomes);
     set::similar_descriptions(outcomes);
     set::listing_budget(outcomes, context_window);
-    // Outcomes and jobs line up except where a skill could not be read.
-    let configs: HashMap<&Path, &Option<Arc<Config>>> = jobs
-        .iter()
-        .map(|(path, _, _, config)| (path.as_path(), config))
-        .collect();
-    for (outcome, own) in outcomes.iter_mut().zip(&mut own) {
-        let mut found = std::mem::replace(&mut outcome.checked.diagnostics, std::mem::take(own));
-        let skill_path = outcome.checked.skill.path.clone();
-        let settings = Settings {
-            cli,
-            config: configs.get(skill_path.as_path()).and_then(|c| (*c).clone()),
-        };
-        settings.filter(&mut found, &|_| skill_path.clone(), cwd);
-        if let Ok(source) = outcome.checked.skill.source() {
-            outcome.suppressions.apply(&mut found, source);
-        }
-        let earlier: HashSet<(String, Option<(usize, usize)>)> = outcome
-            .suppressions
-            .unused(false)
-            .into_iter()
-            .map(|early| (early.message, early.span.map(|span| (span.start, span.end))))
-            .collect();
-        let mut unused = outcome.suppressions.unused(true);
-        unused.retain(|late| {
-            !earlier.contains(&(
-                late.message.clone(),
-                late.span.as_ref().map(|span| (span.start, span.end)),
-            ))
-        });
-        for diagnostic in &mut unused {
-            diagnostic.targets.clone_from(&outcome.checked.targets);
-        }
-        settings.filter(&mut unused, &|_| skill_path.clone(), cwd);
-        found.extend(unused);
-        outcome.checked.diagnostics.extend(found);
-        outcome.checked.sort();
+    outcomes
+        .iter_mut()
+        .zip(&mut own)
+        .map(|(outcome, own)| {
+            std::mem::replace(&mut outcome.checked.diagnostics, std::mem::take(own))
+        })
+        .collect()
+}
+
+/// One skill's findings across skills, filtered by its settings and suppressions, added to its
+/// own, with the suppressions that only those could have used reported when still unused.
+pub(crate) fn finish_across(
+    outcome: &mut Outcome,
+    mut found: Vec<Diagnostic>,
+    settings: &Settings<'_>,
+    cwd: &Path,
+) {
+    let skill_path = outcome.checked.skill.path.clone();
+    settings.filter(&mut found, &|_| skill_path.clone(), cwd);
+    if let Ok(source) = outcome.checked.skill.source() {
+        outcome.suppressions.apply(&mut found, source);
     }
+    let earlier: HashSet<(String, Option<(usize, usize)>)> = outcome
+        .suppressions
+        .unused(false)
+        .into_iter()
+        .map(|early| (early.message, early.span.map(|span| (span.start, span.end))))
+        .collect();
+    let mut unused = outcome.suppressions.unused(true);
+    unused.retain(|late| {
+        !earlier.contains(&(
+            late.message.clone(),
+            late.span.as_ref().map(|span| (span.start, span.end)),
+        ))
+    });
+    for diagnostic in &mut unused {
+        diagnostic.targets.clone_from(&outcome.checked.targets);
+    }
+    settings.filter(&mut unused, &|_| skill_path.clone(), cwd);
+    found.extend(unused);
+    outcome.checked.diagnostics.extend(found);
+    outcome.checked.sort();
 }
 
 impl crate::check::AsChecked for Outcome {

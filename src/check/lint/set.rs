@@ -762,6 +762,56 @@ fn over_budget<T: AsChecked>(
     item.diagnostics.push(diagnostic);
 }
 
+/// Everything of one skill the rules across skills read, beside its path and targets: while no
+/// skill's key changes, their findings stay the same (a language server re-runs them only when
+/// one does).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct SetKey {
+    frontmatter: bool,
+    name: Option<Box<crate::skill::model::Field<String>>>,
+    description: Option<Box<crate::skill::model::Field<String>>>,
+    when_to_use: Option<Box<crate::skill::model::Field<String>>>,
+    disable_model_invocation: Option<Box<crate::skill::model::Field<bool>>>,
+    user_invocable: Option<Box<crate::skill::model::Field<bool>>>,
+    paths: Option<Box<crate::skill::model::Field<Vec<crate::skill::model::Spanned<String>>>>>,
+    /// The body's first line, Claude Code's description when there is none.
+    fallback: Option<String>,
+}
+
+pub(crate) fn set_key(item: &Checked) -> SetKey {
+    let reading = item.skill.reading();
+    let doc = reading.and_then(|reading| reading.doc.as_ref());
+    SetKey {
+        frontmatter: reading.is_some_and(|reading| {
+            matches!(reading.split, crate::skill::frontmatter::Split::Found(_))
+        }),
+        name: doc.and_then(|doc| doc.name.clone()),
+        description: doc.and_then(|doc| doc.description.clone()),
+        when_to_use: doc.and_then(|doc| doc.when_to_use.clone()),
+        disable_model_invocation: doc.and_then(|doc| doc.disable_model_invocation.clone()),
+        user_invocable: doc.and_then(|doc| doc.user_invocable.clone()),
+        paths: doc.and_then(|doc| doc.paths.clone()),
+        fallback: reading.and_then(|reading| fallback_line(item.skill.body(reading))),
+    }
+}
+
+/// What the listing hover needs of one skill, computed once per change of it: the listing it
+/// is in, its entry (`None`: not listed), and whether it is checked for Claude Code.
+#[derive(Clone, Debug)]
+pub(crate) struct ListingFacts {
+    listing: Option<std::path::PathBuf>,
+    entry: Option<Entry>,
+    claude_code: bool,
+}
+
+pub(crate) fn listing_facts(item: &Checked) -> ListingFacts {
+    ListingFacts {
+        listing: listing_of(item),
+        entry: entry(item, CapStyle::Current),
+        claude_code: item.targets.contains(&Target::ClaudeCode),
+    }
+}
+
 /// One skill's line in Claude Code 2.1.332's listing and what the budget does with it, as
 /// [`listing_budget`] computes it: an editor shows it when the author points at the
 /// description.
@@ -784,40 +834,34 @@ pub(crate) struct ListingLine {
     pub kept: bool,
 }
 
-/// [`ListingLine`] for `checked[index]`, or `None` when Claude Code does not list the skill
+/// [`ListingLine`] for the skill `index` of `facts` (every skill's [`ListingFacts`], in the
+/// order the rules see them), or `None` when Claude Code does not list it
 /// (`disable-model-invocation`, or `paths`).
-pub(crate) fn listing_line<T: AsChecked>(
-    checked: &[T],
+pub(crate) fn listing_line(
+    facts: &[ListingFacts],
     index: usize,
     context_window: usize,
 ) -> Option<ListingLine> {
     let style = CapStyle::Current;
-    let item = checked.get(index)?.checked();
-    let own = entry(item, style)?;
-    let key = listing_of(item);
-    let mut members: Vec<(String, usize, Entry)> = match &key {
-        Some(key) => checked
+    let item = facts.get(index)?;
+    let own = item.entry.clone()?;
+    let mut members: Vec<(usize, &Entry)> = match &item.listing {
+        Some(key) => facts
             .iter()
             .enumerate()
             .filter(|&(other, candidate)| {
-                other == index
-                    || (candidate.checked().targets.contains(&Target::ClaudeCode)
-                        && listing_of(candidate.checked()).as_ref() == Some(key))
+                other == index || (candidate.claude_code && candidate.listing.as_ref() == Some(key))
             })
-            .filter_map(|(other, candidate)| {
-                let candidate = candidate.checked();
-                Some((
-                    candidate.skill.dir_name.clone(),
-                    other,
-                    entry(candidate, style)?,
-                ))
-            })
+            .filter_map(|(other, candidate)| Some((other, candidate.entry.as_ref()?)))
             .collect(),
-        None => vec![(item.skill.dir_name.clone(), index, own.clone())],
+        None => vec![(index, &own)],
     };
-    members.sort_by(|a, b| crate::agent::collate::compare(&a.0, &b.0));
-    let position = members.iter().position(|member| member.1 == index)?;
-    let entries: Vec<Entry> = members.into_iter().map(|(_, _, entry)| entry).collect();
+    members.sort_by(|a, b| crate::agent::collate::compare(&a.1.name, &b.1.name));
+    let position = members.iter().position(|member| member.0 == index)?;
+    let entries: Vec<Entry> = members
+        .into_iter()
+        .map(|(_, entry)| entry.clone())
+        .collect();
     let budget = listing::budget(context_window, listing::chars_per_token(context_window));
     let result = listing::over_budget_current(&entries, budget, listing::BUNDLED_RESERVE);
     let needed = listing::needed_current(&entries, listing::BUNDLED_RESERVE);
@@ -828,7 +872,7 @@ pub(crate) fn listing_line<T: AsChecked>(
         columns: listing::width(&line),
         line,
         capped,
-        listing: key,
+        listing: item.listing.clone(),
         members: entries.len(),
         budget,
         needed,

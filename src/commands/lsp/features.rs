@@ -202,7 +202,8 @@ fn listing_hover(cx: &Context<'_>, open: &Open<'_>, targets: &[Target]) -> Strin
         return "This file is not a skill skillpkg found in the workspace.".to_owned();
     };
     let window = cx.workspace.context_window;
-    let Some(line) = crate::check::lint::set::listing_line(cx.workspace.outcomes(), index, window)
+    let Some(line) =
+        crate::check::lint::set::listing_line(cx.workspace.listing_facts(), index, window)
     else {
         return "Claude Code does not list this skill: `disable-model-invocation: true` or \
                 `paths` keeps it out of the listing the model reads."

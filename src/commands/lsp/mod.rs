@@ -41,8 +41,8 @@ use workspace::{Overlay, Workspace};
 /// and engine of `skillpkg lint`, configured by the nearest skillpkg.toml, rules across skills
 /// included), quick fixes and suppressions, hovers that show what each agent does with the
 /// frontmatter and the exact line Claude Code lists, completion, document symbols, and a
-/// "Preview what the model sees" code lens. Editors start it themselves; see docs/editors.md
-/// for VS Code, Neovim, Helix and Zed.
+/// "Preview what the model sees" code lens. Editors start it themselves: docs/editors.md has the
+/// set-ups for VS Code, Neovim and Helix.
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Examples:
   skillpkg lsp            # what an editor runs; it speaks JSON-RPC on stdin/stdout")]
@@ -93,9 +93,25 @@ pub(crate) fn serve(connection: &Connection) -> anyhow::Result<ExitStatus> {
     server.start();
     let mut shut_down = false;
     loop {
-        let Ok(first) = connection.receiver.recv() else {
-            // The editor hung up without `exit`.
-            return Ok(ExitStatus::Error);
+        // The rules across skills, when an edit left them stale, run once the editor has
+        // nothing more to say: the edited file's own findings are published first.
+        let first = if server.workspace.set_stale && !shut_down {
+            match connection.receiver.try_recv() {
+                Ok(message) => message,
+                Err(crossbeam_channel::TryRecvError::Empty) => {
+                    server.settle_guarded();
+                    continue;
+                }
+                Err(crossbeam_channel::TryRecvError::Disconnected) => {
+                    return Ok(ExitStatus::Error);
+                }
+            }
+        } else {
+            let Ok(first) = connection.receiver.recv() else {
+                // The editor hung up without `exit`.
+                return Ok(ExitStatus::Error);
+            };
+            first
         };
         // A burst of edits is applied whole before anything is linted again.
         let batch: Vec<Message> = std::iter::once(first)
@@ -118,6 +134,12 @@ pub(crate) fn serve(connection: &Connection) -> anyhow::Result<ExitStatus> {
                 }
                 Message::Request(request) => {
                     server.flush_guarded();
+                    // Actions act on every finding, those across skills included.
+                    if request.method == requests::CodeActionRequest::METHOD
+                        || request.method == requests::CodeActionResolveRequest::METHOD
+                    {
+                        server.settle_guarded();
+                    }
                     server.request(request);
                 }
                 Message::Notification(notification) => {
@@ -364,6 +386,19 @@ impl Server {
             self.dirty.clear();
             self.relist.clear();
             self.log("skillpkg failed while linting (a bug: please report it); the findings shown are from before the last change");
+        }
+    }
+
+    /// Runs the rules across skills when they are stale, and publishes what changed.
+    fn settle_guarded(&mut self) {
+        let settled = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            if self.workspace.settle() {
+                self.publish();
+            }
+        }));
+        if settled.is_err() {
+            self.workspace.set_stale = false;
+            self.log("skillpkg failed while checking across skills (a bug: please report it)");
         }
     }
 

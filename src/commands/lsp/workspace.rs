@@ -13,8 +13,8 @@ use std::path::{Path, PathBuf};
 use crate::check::config::{Config, ConfigFinder};
 use crate::check::diagnostic::Diagnostic;
 use crate::check::engine::{self, CliRules, Job, Outcome, Settings};
-use crate::check::lint::Bundle;
 use crate::check::lint::suppress::Suppressions;
+use crate::check::lint::{Bundle, set};
 use crate::commands::common;
 use crate::skill::{Skill, discover, folder_name, read_file};
 
@@ -51,6 +51,16 @@ pub(crate) struct Workspace {
     /// Skill files whose skillpkg.toml could not be read, with why: they are linted with the
     /// defaults, and the error is shown on them.
     pub config_errors: HashMap<PathBuf, String>,
+    /// In step with `outcomes`: what the rules across skills found in each, before its
+    /// settings and suppressions, and what they read of it ([`set::SetKey`]). While no key
+    /// changes, an edit re-runs none of them.
+    raw_set: Vec<Vec<Diagnostic>>,
+    keys: Vec<set::SetKey>,
+    /// In step with `outcomes`: what the listing hover reads of each skill.
+    facts: Vec<set::ListingFacts>,
+    /// A key changed since the rules across skills last ran: the findings shown for the
+    /// changed skills are their own only, until [`Workspace::settle`].
+    pub set_stale: bool,
 }
 
 impl Workspace {
@@ -66,6 +76,10 @@ impl Workspace {
             own: Vec::new(),
             by_dir: HashMap::new(),
             config_errors: HashMap::new(),
+            raw_set: Vec::new(),
+            keys: Vec::new(),
+            facts: Vec::new(),
+            set_stale: false,
         }
     }
 
@@ -142,6 +156,16 @@ impl Workspace {
             self.jobs.push((path, Vec::new(), targets, config));
             self.files.push(files);
         }
+        self.keys = self
+            .outcomes
+            .iter()
+            .map(|o| set::set_key(&o.checked))
+            .collect();
+        self.facts = self
+            .outcomes
+            .iter()
+            .map(|o| set::listing_facts(&o.checked))
+            .collect();
         self.across_skills();
     }
 
@@ -174,9 +198,37 @@ impl Workspace {
                 diagnostics: outcome.checked.diagnostics.clone(),
                 suppressions: outcome.suppressions.clone(),
             };
+            let key = set::set_key(&outcome.checked);
+            if key != self.keys[index] {
+                self.keys[index] = key;
+                self.facts[index] = set::listing_facts(&outcome.checked);
+                self.set_stale = true;
+            }
             self.outcomes[index] = outcome;
         }
+        if self.set_stale {
+            // The changed skills show their own findings until `settle`.
+            return;
+        }
+        // Nothing the rules across skills read changed: their findings stand, and only the
+        // changed skills' settings and suppressions are applied to them again.
+        for &index in indexes {
+            let settings = Settings {
+                cli: &self.cli,
+                config: self.jobs[index].3.clone(),
+            };
+            let found = self.raw_set[index].clone();
+            engine::finish_across(&mut self.outcomes[index], found, &settings, &self.cwd);
+        }
+    }
+
+    /// Runs the rules across skills if a change left them stale; whether it did.
+    pub(crate) fn settle(&mut self) -> bool {
+        if !self.set_stale {
+            return false;
+        }
         self.across_skills();
+        true
     }
 
     /// The rules across skills, over every skill's own findings.
@@ -185,13 +237,20 @@ impl Workspace {
             outcome.checked.diagnostics.clone_from(&own.diagnostics);
             outcome.suppressions = own.suppressions.clone();
         }
-        engine::across_skills(
-            &mut self.outcomes,
-            &self.jobs,
-            &self.cli,
-            self.context_window,
-            &self.cwd,
-        );
+        self.raw_set = engine::set_findings(&mut self.outcomes, self.context_window);
+        for (index, outcome) in self.outcomes.iter_mut().enumerate() {
+            let settings = Settings {
+                cli: &self.cli,
+                config: self.jobs[index].3.clone(),
+            };
+            engine::finish_across(outcome, self.raw_set[index].clone(), &settings, &self.cwd);
+        }
+        self.set_stale = false;
+    }
+
+    /// Every skill's [`set::ListingFacts`], for the listing hover.
+    pub(crate) fn listing_facts(&self) -> &[set::ListingFacts] {
+        &self.facts
     }
 
     /// The skill a file belongs to: the nearest skill folder above it (its SKILL.md included).
@@ -208,10 +267,6 @@ impl Workspace {
 
     pub(crate) fn outcome(&self, index: usize) -> &Outcome {
         &self.outcomes[index]
-    }
-
-    pub(crate) fn outcomes(&self) -> &[Outcome] {
-        &self.outcomes
     }
 
     pub(crate) fn job(&self, index: usize) -> &Job {
