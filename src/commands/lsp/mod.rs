@@ -587,6 +587,14 @@ impl Server {
     fn request(&mut self, request: Request) {
         let id = request.id.clone();
         let method = request.method.clone();
+        if method == requests::ExecuteCommand::METHOD {
+            if let Err(error) = self.execute(request) {
+                let response =
+                    Response::new_err(id, ErrorCode::InvalidParams as i32, format!("{error:#}"));
+                let _ = self.sender.send(Message::Response(response));
+            }
+            return;
+        }
         // A bug in a handler answers that request with an error; the session goes on.
         let answer =
             std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.answer(request)));
@@ -612,6 +620,61 @@ impl Server {
             ),
         };
         let _ = self.sender.send(Message::Response(response));
+    }
+
+    /// `workspace/executeCommand` (the preview): what it needs is read here, the slow part
+    /// runs on its own thread, which answers the request and asks the editor to show the text.
+    fn execute(&mut self, request: Request) -> anyhow::Result<()> {
+        let (id, params): (RequestId, lsp_types::ExecuteCommandParams) =
+            request.extract(requests::ExecuteCommand::METHOD)?;
+        let cx = features::Context {
+            workspace: &self.workspace,
+            documents: &self.documents,
+            encoding: self.encoding,
+            document_changes: self.document_changes,
+            resolve_edits: self.resolve_edits,
+        };
+        let job = preview::plan(&cx, &params)?;
+        if self.preview_folder.is_none() {
+            self.preview_folder = Some(preview::folder()?);
+        }
+        let folder = self
+            .preview_folder
+            .as_ref()
+            .map_or_else(|| PathBuf::from("."), |folder| folder.path().to_path_buf());
+        let show = self.show_document.then(|| {
+            self.next_request += 1;
+            RequestId::from(self.next_request)
+        });
+        let sender = self.sender.clone();
+        std::thread::Builder::new()
+            .name("skillpkg-preview".into())
+            .spawn(move || {
+                let response = match job.run(&folder) {
+                    Ok(shown) => {
+                        if let (Some(show), Some(uri)) = (show, shown.file) {
+                            let params = lsp_types::ShowDocumentParams {
+                                uri,
+                                external: Some(false),
+                                take_focus: Some(true),
+                                selection: None,
+                            };
+                            let request = Request::new(
+                                show,
+                                requests::ShowDocument::METHOD.to_owned(),
+                                params,
+                            );
+                            let _ = sender.send(Message::Request(request));
+                        }
+                        Response::new_ok(id, shown.result)
+                    }
+                    Err(error) => {
+                        Response::new_err(id, ErrorCode::InternalError as i32, format!("{error:#}"))
+                    }
+                };
+                let _ = sender.send(Message::Response(response));
+            })?;
+        Ok(())
     }
 
     /// The result of a request, `None` for a method the server does not handle.
@@ -648,29 +711,6 @@ impl Server {
             requests::CodeActionRequest::METHOD => {
                 let params: lsp_types::CodeActionParams = request.extract(&method)?.1;
                 serde_json::to_value(actions::code_actions(&cx, &params))?
-            }
-            requests::ExecuteCommand::METHOD => {
-                let params: lsp_types::ExecuteCommandParams = request.extract(&method)?.1;
-                if self.preview_folder.is_none() {
-                    self.preview_folder = Some(preview::folder()?);
-                }
-                let folder = self.preview_folder.as_ref().map(tempfile::TempDir::path);
-                let shown = preview::execute(&cx, &params, folder.unwrap_or(Path::new(".")))?;
-                let value = serde_json::to_value(&shown.result)?;
-                if self.show_document
-                    && let Some(uri) = shown.file
-                {
-                    self.send_request(
-                        requests::ShowDocument::METHOD,
-                        lsp_types::ShowDocumentParams {
-                            uri,
-                            external: Some(false),
-                            take_focus: Some(true),
-                            selection: None,
-                        },
-                    );
-                }
-                value
             }
             _ => return Ok(None),
         };

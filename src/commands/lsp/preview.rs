@@ -39,11 +39,16 @@ pub(crate) struct Shown {
     pub file: Option<Url>,
 }
 
-pub(crate) fn execute(
-    cx: &Context<'_>,
-    params: &ExecuteCommandParams,
-    folder: &Path,
-) -> anyhow::Result<Shown> {
+/// What a preview needs, read on the server's thread; [`Job::run`] does the slow part on
+/// another, so that diagnostics keep coming while `preview` runs.
+pub(crate) struct Job {
+    name: String,
+    root: std::path::PathBuf,
+    cwd: std::path::PathBuf,
+    unsaved: bool,
+}
+
+pub(crate) fn plan(cx: &Context<'_>, params: &ExecuteCommandParams) -> anyhow::Result<Job> {
     anyhow::ensure!(
         params.command == PREVIEW_COMMAND,
         "skillpkg has no command `{}`",
@@ -89,36 +94,54 @@ pub(crate) fn execute(
             .as_deref()
             != Some(doc.text.as_bytes())
     });
-    let root_arg = root.to_string_lossy().into_owned();
-    let listing = preview(&["preview", &root_arg], cx.workspace.cwd())?;
-    let invoke = format!("--invoke={name}");
-    let invocation = preview(&["preview", &root_arg, &invoke], cx.workspace.cwd())?;
-    let mut text = format!("# What the model sees: {name}\n\n");
-    if unsaved {
-        text.push_str(
-            "> The editor has unsaved changes; this is the saved file. Save to preview them.\n\n",
-        );
-    }
-    let _ = write!(
-        text,
-        "## The skill listing\n\n`skillpkg preview {root_arg}`\n\n{listing}\n\n## The invocation\n\n\
-         `skillpkg preview {root_arg} --invoke {name}`\n\n{invocation}\n"
-    );
-    let file = folder.join(format!("{name} (what the model sees).md"));
-    crate::fsx::write_atomically(
-        &file,
-        text.as_bytes(),
-        ".skillpkg-preview-",
-        crate::fsx::Permissions::Mode(0o600),
-    )?;
-    Ok(Shown {
-        result: Preview {
-            skill: name,
-            text,
-            unsaved,
-        },
-        file: Url::from_file_path(&file).ok(),
+    Ok(Job {
+        name,
+        root,
+        cwd: cx.workspace.cwd().to_path_buf(),
+        unsaved,
     })
+}
+
+impl Job {
+    /// Runs `preview` twice and writes the text into `folder`.
+    pub(crate) fn run(self, folder: &Path) -> anyhow::Result<Shown> {
+        let Self {
+            name,
+            root,
+            cwd,
+            unsaved,
+        } = self;
+        let root_arg = root.to_string_lossy().into_owned();
+        let listing = preview(&["preview", &root_arg], &cwd)?;
+        let invoke = format!("--invoke={name}");
+        let invocation = preview(&["preview", &root_arg, &invoke], &cwd)?;
+        let mut text = format!("# What the model sees: {name}\n\n");
+        if unsaved {
+            text.push_str(
+                "> The editor has unsaved changes; this is the saved file. Save to preview them.\n\n",
+            );
+        }
+        let _ = write!(
+            text,
+            "## The skill listing\n\n`skillpkg preview {root_arg}`\n\n{listing}\n\n## The invocation\n\n\
+             `skillpkg preview {root_arg} --invoke {name}`\n\n{invocation}\n"
+        );
+        let file = folder.join(format!("{name} (what the model sees).md"));
+        crate::fsx::write_atomically(
+            &file,
+            text.as_bytes(),
+            ".skillpkg-preview-",
+            crate::fsx::Permissions::Mode(0o600),
+        )?;
+        Ok(Shown {
+            result: Preview {
+                skill: name,
+                text,
+                unsaved,
+            },
+            file: Url::from_file_path(&file).ok(),
+        })
+    }
 }
 
 /// Runs this binary with `args`: what the model sees (stdout) in a fenced block, then the

@@ -33,6 +33,8 @@ const WAIT: Duration = Duration::from_secs(30);
 struct Session {
     server: ServerSocket,
     diagnostics: mpsc::UnboundedReceiver<PublishDiagnosticsParams>,
+    /// What the server asked the editor to show (`window/showDocument`).
+    shown: mpsc::UnboundedReceiver<lsp_types::ShowDocumentParams>,
     child: tokio::process::Child,
     main_loop: tokio::task::JoinHandle<()>,
 }
@@ -46,12 +48,17 @@ impl Session {
 
     async fn start_with(root: &Path, capabilities: ClientCapabilities) -> Self {
         let (sender, diagnostics) = mpsc::unbounded_channel();
+        let (show, shown) = mpsc::unbounded_channel();
         let (main_loop, server) = MainLoop::new_client(|_server| {
-            let mut router = Router::new(sender);
+            let mut router = Router::new((sender, show));
             router
-                .notification::<PublishDiagnostics>(|sender, params| {
+                .notification::<PublishDiagnostics>(|(sender, _), params| {
                     let _ = sender.send(params);
                     ControlFlow::Continue(())
+                })
+                .request::<lsp_types::request::ShowDocument, _>(|(_, show), params| {
+                    let _ = show.send(params);
+                    std::future::ready(Ok(lsp_types::ShowDocumentResult { success: true }))
                 })
                 .notification::<LogMessage>(|_, _| ControlFlow::Continue(()))
                 .notification::<ShowMessage>(|_, _| ControlFlow::Continue(()))
@@ -75,6 +82,7 @@ impl Session {
         let mut session = Self {
             server,
             diagnostics,
+            shown,
             child,
             main_loop,
         };
@@ -792,4 +800,44 @@ fn shutdown_and_exit_together_end_the_server_cleanly() {
         };
         assert_eq!(status.code(), Some(expected), "shutdown first: {shutdown}");
     }
+}
+
+/// The preview runs off the server's thread: it answers with the text, and an editor that can
+/// show documents is asked to show the file that text was written to.
+#[test]
+fn the_preview_is_shown_in_the_editor() {
+    let cx = TestContext::new();
+    let skill = project(&cx);
+    let capabilities: ClientCapabilities = serde_json::from_value(serde_json::json!({
+        "window": { "showDocument": { "support": true } }
+    }))
+    .expect("capabilities");
+    runtime().block_on(async {
+        let mut session = Session::start_with(cx.root(), capabilities).await;
+        let uri = session.open(&skill, PDF_FORMS);
+        let _ = session.diagnostics_for(&uri).await;
+        let preview = session
+            .server
+            .execute_command(ExecuteCommandParams {
+                command: "skillpkg.preview".into(),
+                arguments: vec![serde_json::Value::String(uri.to_string())],
+                work_done_progress_params: WorkDoneProgressParams::default(),
+            })
+            .await
+            .expect("executeCommand")
+            .expect("a preview");
+        let shown = tokio::time::timeout(WAIT, session.shown.recv())
+            .await
+            .expect("the editor was asked in time")
+            .expect("a document to show");
+        let path = shown.uri.to_file_path().expect("a file");
+        assert_eq!(
+            fs_err::read_to_string(&path).unwrap(),
+            preview["text"].as_str().unwrap()
+        );
+        assert_eq!(preview["skill"], "pdf-forms");
+        session.stop().await;
+        // The preview's folder goes with the server.
+        assert!(!path.exists(), "{} is left behind", path.display());
+    });
 }
