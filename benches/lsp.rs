@@ -50,9 +50,14 @@
     clippy::cast_precision_loss
 )]
 
-// The validate benchmark's process timer; the rest of it (installing peers) is not used here.
+// The validate benchmark's process timer and its corpus's random numbers; the rest of them
+// (installing peers, the corpus generators) is not used here.
+#[allow(dead_code)]
+mod corpus;
 #[allow(dead_code)]
 mod peers;
+
+use corpus::Rng;
 
 use std::fmt::Write as _;
 use std::io::{BufReader, Write as _};
@@ -768,7 +773,7 @@ impl Server {
                 .and_then(|text| text.parse::<f64>().ok())
                 .unwrap_or_default()
         };
-        (field(11) + field(12)) / clock_ticks()
+        (field(11) + field(12)) / peers::clock_ticks()
     }
 
     /// `VmHWM` and `VmRSS`, KiB.
@@ -809,20 +814,6 @@ fn file_uri(path: &Path) -> String {
         .to_string()
 }
 
-/// Clock ticks per second (`getconf CLK_TCK`; 100 on every Linux this runs on).
-fn clock_ticks() -> f64 {
-    static TICKS: std::sync::OnceLock<f64> = std::sync::OnceLock::new();
-    *TICKS.get_or_init(|| {
-        Command::new("getconf")
-            .arg("CLK_TCK")
-            .output()
-            .ok()
-            .and_then(|output| String::from_utf8_lossy(&output.stdout).trim().parse().ok())
-            .filter(|ticks: &f64| *ticks > 0.0)
-            .unwrap_or(100.0)
-    })
-}
-
 // ---------------------------------------------------------------------------------------------
 // The project.
 
@@ -836,31 +827,6 @@ struct Corpus {
     description_line: u32,
     description_column: u32,
     files: usize,
-}
-
-/// xorshift64*: small, fast and the same on every machine.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        let n = u64::try_from(n).unwrap_or(u64::MAX);
-        usize::try_from(self.next() % n).unwrap_or_default()
-    }
-
-    fn chance(&mut self, percent: usize) -> bool {
-        self.below(100) < percent
-    }
-
-    fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
-        items[self.below(items.len())]
-    }
 }
 
 /// (base form, third person).

@@ -271,7 +271,7 @@ fn children_cpu() -> Option<f64> {
 }
 
 /// Clock ticks per second (`getconf CLK_TCK`; 100 on every Linux this runs on).
-fn clock_ticks() -> f64 {
+pub(crate) fn clock_ticks() -> f64 {
     static TICKS: std::sync::OnceLock<f64> = std::sync::OnceLock::new();
     *TICKS.get_or_init(|| {
         Command::new("getconf")

@@ -151,7 +151,8 @@ pub fn markdown() -> String {
     out
 }
 
-fn upper_first(text: &str) -> String {
+/// `text` with its first letter in upper case.
+pub(crate) fn upper_first(text: &str) -> String {
     let mut chars = text.chars();
     chars.next().map_or_else(String::new, |first| {
         first.to_uppercase().chain(chars).collect()

@@ -19,6 +19,7 @@ use crate::check::diagnostic::Diagnostic;
 use crate::check::engine;
 use crate::check::fix::{self, Applicability, Fix};
 use crate::check::rule::{Rule, Severity, UNUSED_SUPPRESSION};
+use crate::commands::rule::upper_first;
 use crate::skill::text::SourceText;
 use crate::skill::{Skill, folder_name};
 
@@ -311,13 +312,6 @@ fn fix_action(
         is_preferred: Some(fix.applicability == Applicability::Safe),
         ..CodeAction::default()
     }
-}
-
-fn upper_first(text: &str) -> String {
-    let mut chars = text.chars();
-    chars.next().map_or_else(String::new, |first| {
-        first.to_uppercase().chain(chars).collect()
-    })
 }
 
 /// The file an action edits, with the version the edit was made for when the editor can

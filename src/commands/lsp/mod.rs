@@ -622,18 +622,23 @@ impl Server {
         let _ = self.sender.send(Message::Response(response));
     }
 
-    /// `workspace/executeCommand` (the preview): what it needs is read here, the slow part
-    /// runs on its own thread, which answers the request and asks the editor to show the text.
-    fn execute(&mut self, request: Request) -> anyhow::Result<()> {
-        let (id, params): (RequestId, lsp_types::ExecuteCommandParams) =
-            request.extract(requests::ExecuteCommand::METHOD)?;
-        let cx = features::Context {
+    /// What the request handlers read.
+    fn context(&self) -> features::Context<'_> {
+        features::Context {
             workspace: &self.workspace,
             documents: &self.documents,
             encoding: self.encoding,
             document_changes: self.document_changes,
             resolve_edits: self.resolve_edits,
-        };
+        }
+    }
+
+    /// `workspace/executeCommand` (the preview): what it needs is read here, the slow part
+    /// runs on its own thread, which answers the request and asks the editor to show the text.
+    fn execute(&mut self, request: Request) -> anyhow::Result<()> {
+        let (id, params): (RequestId, lsp_types::ExecuteCommandParams) =
+            request.extract(requests::ExecuteCommand::METHOD)?;
+        let cx = self.context();
         let job = preview::plan(&cx, &params)?;
         if self.preview_folder.is_none() {
             self.preview_folder = Some(preview::folder()?);
@@ -680,13 +685,7 @@ impl Server {
     /// The result of a request, `None` for a method the server does not handle.
     fn answer(&mut self, request: Request) -> anyhow::Result<Option<serde_json::Value>> {
         let method = request.method.clone();
-        let cx = features::Context {
-            workspace: &self.workspace,
-            documents: &self.documents,
-            encoding: self.encoding,
-            document_changes: self.document_changes,
-            resolve_edits: self.resolve_edits,
-        };
+        let cx = self.context();
         let value = match method.as_str() {
             requests::CodeActionResolveRequest::METHOD => {
                 let action: lsp_types::CodeAction = request.extract(&method)?.1;
@@ -732,11 +731,11 @@ fn root_for(path: &Path) -> Option<PathBuf> {
     }
 }
 
-/// A skill file by name: `SKILL.md` (or `skill.md`, which some agents also load).
+/// A skill file by name: `SKILL.md` in any spelling discovery accepts (`skill.md`, `Skill.md`).
 pub(crate) fn is_skill_file(path: &Path) -> bool {
     path.file_name()
-        .and_then(|name| name.to_str())
-        .is_some_and(|name| name.eq_ignore_ascii_case("skill.md"))
+        .and_then(crate::skill::FileName::classify)
+        .is_some()
 }
 
 /// The fuzz target `lsp_document`: any text, edited by any incremental changes in either
