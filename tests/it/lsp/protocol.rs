@@ -841,3 +841,84 @@ fn the_preview_is_shown_in_the_editor() {
         assert!(!path.exists(), "{} is left behind", path.display());
     });
 }
+
+/// The nearest skillpkg.toml chooses the rules, as for `lint`; an unsafe fix says so in its
+/// title and is not preferred; "in this file" suppresses a finding; a finding about another
+/// file of the skill is published on that file; values complete for `model` and `effort`.
+#[test]
+fn configuration_other_files_unsafe_fixes_and_values() {
+    let cx = TestContext::new();
+    cx.write("skillpkg.toml", "[lint]\nignore = [\"SK015\"]\n");
+    let text = "---\nname: notes\ndescription: Take meeting notes. Use when the user asks for notes.\nwhen_to_use: When the user pastes a transcript.\nlicense: no\nmodel: sonnet\neffort: high\n---\n\n# Notes\n\nRun `scripts/run.sh`.\n";
+    let skill = cx.skill("skills/notes", text);
+    let script_text =
+        "#!/bin/sh\nexport GITHUB_TOKEN=ghp_R8mZq2LkV7xNc4WpT9sYb3HdJ6fGa1QeU5oK\necho hi\n";
+    let script = cx.write("skills/notes/scripts/run.sh", script_text);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        fs_err::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    runtime().block_on(async {
+        let mut session = Session::start(cx.root()).await;
+        let uri = session.open(&skill, text);
+        let first = session.diagnostics_for(&uri).await;
+        let found = lsp_findings(&first);
+        assert!(found.contains(&("SK013".to_owned(), 3)), "{found:?}");
+        assert!(
+            !found.iter().any(|(code, _)| code == "SK015"),
+            "skillpkg.toml ignores SK015: {found:?}"
+        );
+        assert_eq!(found, cli_findings(&cx, "skills"));
+
+        let actions = session
+            .code_actions(&uri, Range::new(Position::new(3, 0), Position::new(3, 0)))
+            .await;
+        let unsafe_fix = actions
+            .iter()
+            .find(|action| action.title.contains("(unsafe: changes what an agent sees"))
+            .expect("the unsafe fix, labelled");
+        assert_eq!(unsafe_fix.is_preferred, Some(false), "{unsafe_fix:?}");
+        let in_file = actions
+            .iter()
+            .find(|action| action.title == "Suppress SK013 (client-specific-key) in this file")
+            .expect("a file suppression");
+        let suppressed = apply(text, &edits_of(in_file, &uri));
+        assert!(
+            suppressed.starts_with("---\n# skillpkg-disable-file SK013\nname: notes\n"),
+            "{suppressed}"
+        );
+        session.change(
+            &uri,
+            2,
+            vec![TextDocumentContentChangeEvent {
+                range: None,
+                range_length: None,
+                text: suppressed.clone(),
+            }],
+        );
+        let after = session.diagnostics_for(&uri).await;
+        assert!(
+            !lsp_findings(&after).iter().any(|(code, _)| code == "SK013"),
+            "{after:?}"
+        );
+
+        let script_uri = session.open(&script, script_text);
+        let on_script = session.diagnostics_for(&script_uri).await;
+        assert_eq!(
+            lsp_findings(&on_script),
+            vec![("SK702".to_owned(), 1)],
+            "the token, on the script's own line: {on_script:?}"
+        );
+
+        let models = session.completion(&uri, 6, 7).await;
+        assert!(
+            models.iter().any(|label| label == "inherit")
+                && models.iter().any(|label| label == "claude-opus-5-5"),
+            "{models:?}"
+        );
+        let efforts = session.completion(&uri, 7, 8).await;
+        assert_eq!(efforts, ["low", "medium", "high", "xhigh", "max"]);
+        session.stop().await;
+    });
+}
