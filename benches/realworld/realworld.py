@@ -1,21 +1,33 @@
 #!/usr/bin/env python3
-"""Lint precision on real published skills.
+"""Lint precision on real published skills, on a development half and a held-out half.
 
-    benches/realworld/realworld.py fetch  [--mirrors DIR]
-    benches/realworld/realworld.py run    [--skillpkg BIN] [--peer] [--save FILE] [--markdown]
-    benches/realworld/realworld.py sample --rule SK303 [--count 10] [--seed 1]
+    benches/realworld/realworld.py fetch   [--mirrors DIR]
+    benches/realworld/realworld.py split   [--seed 32]
+    benches/realworld/realworld.py run     [--half dev|held-out|all] [--skillpkg BIN] [--peer] [--save FILE]
+    benches/realworld/realworld.py compare BEFORE.json AFTER.json [--half dev|held-out|all]
+    benches/realworld/realworld.py sample  --findings FILE [--half dev] [--rule SK303] [--count 12]
 
 `fetch` materialises every collection in repos.tsv at its pinned commit under
-target/realworld/<name>/ (only the folders listed; each is made a git repository so that tools
-which walk up to a repository root stop there). Without --mirrors it clones from GitHub.
-Nothing fetched is ever committed: only repos.tsv, this script and judgements.tsv, which we
+target/realworld/<name>/ (the whole repository; each is made a git repository so that tools
+which walk up to a repository root stop there). Without --mirrors it clones from GitHub; with
+it, it reads bare mirrors named `owner+name/repo` (or `owner+name/repo/.git`) in DIR.
+Nothing fetched is ever committed: only repos.tsv, the scripts and judgements.tsv, which we
 wrote, live in the repository.
 
-`run` lints each collection as one tree, the way an author runs `skillpkg lint` at the root of
-their repository, and prints findings per rule, findings per skill and, from the hand-judged
-findings in judgements.tsv, precision per rule and overall. `--peer` runs agnix (the broadest
-existing linter, pinned below, installed with pip under target/realworld/venv) over the same
-checkouts and prints its findings per skill beside ours.
+`split` draws the development and held-out halves again from the seed and checks that
+repos.tsv records that draw: the collections not tuned on before are sorted by their number of
+skill files and taken in threes, and two of each three are held out. Rules are tuned on the
+`tuned` and `dev` collections only; the held-out half is linted and judged only to report.
+
+`run` lints each collection of the half as one tree, the way an author runs `skillpkg lint` at
+the root of their repository, and prints findings per rule, findings per skill, findings
+reported twice and, from the hand-judged findings in judgements.tsv, precision per rule and
+overall. `--peer` runs agnix (the broadest existing linter, pinned below, installed with pip
+under target/realworld/venv) over the same checkouts and prints its findings per skill beside
+ours. `--save` writes every finding as JSON, for `compare` and `sample`.
+
+`compare` prints a before/after table per rule from two saved runs, with each rule's precision
+in each from judgements.tsv.
 
 `sample` prints findings of one rule not judged yet, drawn with a fixed seed, as TSV lines
 (`id<TAB>?<TAB>message | source line`) to judge and append to judgements.tsv.
@@ -26,6 +38,7 @@ Standard library only.
 
 import argparse
 import collections
+import hashlib
 import json
 import os
 import random
@@ -38,28 +51,72 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 WORK = ROOT / "target" / "realworld"
 AGNIX = "agnix==0.59.3"
+SPLIT_SEED = 32
+HALVES = {"dev": ("tuned", "dev"), "held-out": ("held-out",), "all": ("tuned", "dev", "held-out")}
 
 
-def collections_list():
+class Collection:
+    def __init__(self, name, repo, commit, folders, skill_files, half):
+        self.name = name
+        self.repo = repo
+        self.commit = commit
+        self.folders = folders.split(",")
+        self.skill_files = int(skill_files)
+        self.half = half
+
+
+def collections_list(half="all"):
     rows = []
     for line in (HERE / "repos.tsv").read_text().splitlines():
         if not line.strip() or line.startswith("#"):
             continue
-        name, repo, commit, folders = line.split("\t")
-        rows.append((name, repo, commit, folders.split(",")))
+        row = Collection(*line.split("\t"))
+        if row.half not in HALVES["all"]:
+            sys.exit(f"repos.tsv: {row.name} has half `{row.half}`; expected tuned, dev or held-out")
+        if row.half in HALVES[half]:
+            rows.append(row)
     return rows
+
+
+def half_of(name):
+    return next(c.half for c in collections_list() if c.name == name)
+
+
+def draw(rows, seed):
+    """The held-out collections: the untuned ones sorted by skill files (then name), in threes,
+    two of each three drawn with the seed."""
+    drawn = sorted((c for c in rows if c.half != "tuned"), key=lambda c: (c.skill_files, c.name))
+    rng = random.Random(f"realworld-split:{seed}")
+    held = set()
+    for start in range(0, len(drawn), 3):
+        chunk = drawn[start:start + 3]
+        for c in rng.sample(chunk, min(2, len(chunk))):
+            held.add(c.name)
+    return held
+
+
+def split(args):
+    rows = collections_list()
+    held = draw(rows, args.seed)
+    wrong = [c.name for c in rows if c.half != "tuned" and (c.name in held) != (c.half == "held-out")]
+    for half in ("tuned", "dev", "held-out"):
+        names = [c for c in rows if c.half == half]
+        print(f"{half:>8}: {len(names)} collections, {sum(c.skill_files for c in names)} skill files: "
+              + ", ".join(c.name for c in names))
+    if wrong:
+        sys.exit(f"repos.tsv does not record the draw of seed {args.seed}: {', '.join(wrong)}")
+    print(f"repos.tsv records the draw of seed {args.seed}")
 
 
 def git(*args, cwd=None, **kw):
     return subprocess.run(["git", *args], cwd=cwd, check=True, **kw)
 
 
-def materialise(gitdir, commit, folders, dest):
-    """Write the blobs under `folders` at `commit` into `dest`. Objects a partial mirror lacks
-    (very large files) are skipped and counted."""
+def materialise(gitdir, commit, dest):
+    """Write every blob at `commit` into `dest`. Objects a partial mirror lacks (very large
+    files) are skipped and counted; no path leaves `dest`."""
     tree = subprocess.run(
-        ["git", "--git-dir", str(gitdir), "ls-tree", "-r", "-z", commit, "--"]
-        + [f for f in folders if f != "."],
+        ["git", "--git-dir", str(gitdir), "ls-tree", "-r", "-z", commit],
         check=True,
         capture_output=True,
     ).stdout.split(b"\0")
@@ -87,9 +144,9 @@ def materialise(gitdir, commit, folders, dest):
             continue
         data = batch.stdout.read(int(header[2]))
         batch.stdout.read(1)
-        target = dest / path
         if ".." in Path(path).parts or Path(path).is_absolute():
             continue
+        target = dest / path
         target.parent.mkdir(parents=True, exist_ok=True)
         if mode == b"120000":
             os.symlink(os.fsdecode(data), target)
@@ -104,73 +161,74 @@ def materialise(gitdir, commit, folders, dest):
 
 def fetch(args):
     WORK.mkdir(parents=True, exist_ok=True)
-    for name, repo, commit, folders in collections_list():
-        dest = WORK / name
+    for c in collections_list():
+        dest = WORK / c.name
         stamp = dest / ".realworld-commit"
-        if stamp.exists() and stamp.read_text() == commit:
-            print(f"{name}: up to date")
+        if stamp.exists() and stamp.read_text() == c.commit:
+            print(f"{c.name}: up to date")
             continue
         if dest.exists():
             shutil.rmtree(dest)
         if args.mirrors:
-            gitdir = Path(args.mirrors) / repo.replace("/", "+") / "repo"
+            gitdir = Path(args.mirrors) / c.repo.replace("/", "+") / "repo"
+            if (gitdir / ".git").is_dir():
+                gitdir = gitdir / ".git"
         else:
-            gitdir = WORK / ".git-cache" / repo.replace("/", "+")
+            gitdir = WORK / ".git-cache" / c.repo.replace("/", "+")
             if not gitdir.exists():
                 git("init", "-q", "--bare", str(gitdir))
             git("--git-dir", str(gitdir), "fetch", "-q", "--depth", "1",
-                f"https://github.com/{repo}.git", commit)
+                f"https://github.com/{c.repo}.git", c.commit)
         dest.mkdir(parents=True)
         # The whole repository: links may leave the linted folders (a plugin's CLAUDE.md).
-        files, missing = materialise(gitdir, commit, ["."], dest)
+        files, missing = materialise(gitdir, c.commit, dest)
         git("init", "-q", str(dest))
-        stamp.write_text(commit)
+        stamp.write_text(c.commit)
         note = f" ({missing} large files absent from the mirror)" if missing else ""
-        print(f"{name}: {files} files at {commit[:12]}{note}")
+        print(f"{c.name}: {files} files at {c.commit[:12]}{note}")
 
 
-def our_findings(skillpkg, name):
-    dest = WORK / name
-    folders = next(f for n, _, _, f in collections_list() if n == name)
+def our_findings(skillpkg, c):
+    """Every finding of `skillpkg lint` on one collection, and the ids reported more than once."""
     out = subprocess.run(
-        [skillpkg, "lint", "--format", "json", "--exit-zero", *folders],
-        cwd=dest,
+        [skillpkg, "lint", "--format", "json", "--exit-zero", *c.folders],
+        cwd=WORK / c.name,
         capture_output=True,
     )
     if out.returncode != 0:
-        sys.exit(f"{name}: skillpkg lint exited {out.returncode}: {out.stderr.decode()[:2000]}")
+        sys.exit(f"{c.name}: skillpkg lint exited {out.returncode}: {out.stderr.decode()[:2000]}")
     doc = json.loads(out.stdout)
     skills = len(doc["skills"])
     findings = []
-    seen = set()
+    seen = collections.Counter()
 
     def add(d):
-        fid = f"{name}/{d['file']}:{d['line']}:{d['column']}:{d['code']}"
-        if fid in seen:
+        fid = f"{c.name}/{d['file']}:{d['line']}:{d['column']}:{d['code']}"
+        seen[fid] += 1
+        if seen[fid] > 1:
             return
-        seen.add(fid)
         findings.append({"id": fid, "code": d["code"], "severity": d["severity"],
-                         "message": d["message"], "file": f"{name}/{d['file']}",
-                         "line": d["line"]})
+                         "message": d["message"], "file": f"{c.name}/{d['file']}",
+                         "line": d["line"], "collection": c.name})
 
     for skill in doc["skills"]:
         for d in skill["diagnostics"]:
             add(d)
     for d in doc.get("diagnostics", []):
         add(d)
-    return skills, findings
+    twice = sorted(fid for fid, n in seen.items() if n > 1)
+    return skills, findings, twice
 
 
-def peer_findings(name):
+def peer_findings(c):
     venv = WORK / "venv"
     agnix = venv / "bin" / "agnix"
     if not agnix.exists():
         subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
         subprocess.run([str(venv / "bin" / "pip"), "install", "-q", AGNIX], check=True)
-    folders = next(f for n, _, _, f in collections_list() if n == name)
     out = subprocess.run(
-        [str(agnix), *folders, "--format", "json", "--max-files", "0"],
-        cwd=WORK / name, capture_output=True,
+        [str(agnix), *c.folders, "--format", "json", "--max-files", "0"],
+        cwd=WORK / c.name, capture_output=True,
     )
     doc = json.loads(out.stdout)
     return collections.Counter(d["level"] for d in doc["diagnostics"] if d["rule"] != "VER-001")
@@ -189,59 +247,91 @@ def judgements():
     return out
 
 
+PER_RULE = 12
+
+
+def sample_order(fid, seed=1):
+    """Where a finding falls in its rule's sample: a seeded hash of its id, so that a finding
+    two runs share keeps its place and its judgement counts in both."""
+    return hashlib.sha256(f"{seed}:{fid}".encode()).hexdigest()
+
+
+def rule_samples(every, per_rule=PER_RULE):
+    """Each rule's sample: its first `per_rule` findings in the seeded order (all of them when
+    fewer fired)."""
+    by_rule = collections.defaultdict(list)
+    for f in every:
+        by_rule[f["code"]].append(f)
+    return {code: sorted(fs, key=lambda f: sample_order(f["id"]))[:per_rule]
+            for code, fs in by_rule.items()}, by_rule
+
+
+def precision_table(every, judged, per_rule=PER_RULE):
+    """Per rule: (code, fired, judged, precision or None, unjudged in its sample); and the
+    weighted precision over the rules whose sample is judged."""
+    samples, by_rule = rule_samples(every, per_rule)
+    rows = []
+    weighted = 0.0
+    covered = 0
+    for code in sorted(by_rule):
+        fs = by_rule[code]
+        verdicts = [judged.get(f["id"]) for f in samples[code]]
+        known = [v for v in verdicts if v in ("tp", "fp")]
+        precision = known.count("tp") / len(known) if known else None
+        rows.append((code, len(fs), len(known), precision, len(verdicts) - len(known)))
+        if known:
+            # Each rule's sample precision weighted by how often the rule fires, so that a
+            # rule judged from a small sample counts as much as it fires.
+            weighted += len(fs) * precision
+            covered += len(fs)
+    return rows, (weighted / covered if covered else None), covered
+
+
+def pct(value):
+    return "–" if value is None else f"{100 * value:.0f} %"
+
+
 def run(args):
     judged = judgements()
     total_skills = 0
     every = []
+    twice = []
     peer = collections.Counter()
-    for name, *_ in collections_list():
-        if not (WORK / name / ".realworld-commit").exists():
-            sys.exit(f"{name} is not fetched: run `{sys.argv[0]} fetch` first")
-        skills, findings = our_findings(args.skillpkg, name)
+    per_collection = []
+    for c in collections_list(args.half):
+        if not (WORK / c.name / ".realworld-commit").exists():
+            sys.exit(f"{c.name} is not fetched: run `{sys.argv[0]} fetch` first")
+        skills, findings, again = our_findings(args.skillpkg, c)
         total_skills += skills
         every += findings
+        twice += again
+        per_collection.append((c.name, skills, len(findings)))
         if args.peer:
-            peer += peer_findings(name)
+            peer += peer_findings(c)
     if args.save:
-        Path(args.save).write_text(json.dumps(every, indent=1))
-    by_rule = collections.defaultdict(list)
-    for f in every:
-        by_rule[f["code"]].append(f)
-    rows = []
-    tp_all = fp_all = 0
-    for code in sorted(by_rule):
-        fs = by_rule[code]
-        verdicts = [judged[f["id"]] for f in fs if judged.get(f["id"]) in ("tp", "fp")]
-        tp = verdicts.count("tp")
-        fp = verdicts.count("fp")
-        tp_all += tp
-        fp_all += fp
-        precision = f"{100 * tp / (tp + fp):.0f} %" if tp + fp else "–"
-        rows.append((code, len(fs), tp + fp, precision))
-    print(f"{total_skills} skills, {len(every)} findings, "
+        Path(args.save).write_text(json.dumps({"skills": total_skills, "half": args.half,
+                                               "findings": every, "twice": twice}, indent=1))
+    print(f"half {args.half}: {total_skills} skills, {len(every)} findings, "
           f"{len(every) / max(total_skills, 1):.2f} per skill")
-    print(f"{'rule':<8} {'fired':>6} {'judged':>7} {'precision':>9}")
-    for code, fired, n, precision in rows:
-        print(f"{code:<8} {fired:>6} {n:>7} {precision:>9}")
-    if tp_all + fp_all:
-        # Overall precision weights each rule's sample precision by how often the rule fires,
-        # so that a rule judged from a small sample counts as much as it fires.
-        weighted = 0.0
-        covered = 0
-        for code in by_rule:
-            fs = by_rule[code]
-            verdicts = [judged[f["id"]] for f in fs if judged.get(f["id"]) in ("tp", "fp")]
-            if verdicts:
-                weighted += len(fs) * verdicts.count("tp") / len(verdicts)
-                covered += len(fs)
-        print(f"judged {tp_all + fp_all}: {tp_all} true, {fp_all} false; "
-              f"precision {100 * weighted / max(covered, 1):.0f} % "
-              f"(each rule's sample weighted by how often it fires; "
-              f"{covered} of {len(every)} findings are of judged rules)")
+    if args.collections:
+        for name, skills, n in per_collection:
+            print(f"  {name:<18} {skills:>5} skills {n:>5} findings")
+    rows, weighted, covered = precision_table(every, judged)
+    print(f"{'rule':<8} {'fired':>6} {'judged':>7} {'precision':>9} {'to judge':>8}")
+    for code, fired, n, precision, unjudged in rows:
+        print(f"{code:<8} {fired:>6} {n:>7} {pct(precision):>9} {unjudged or '':>8}")
+    if weighted is not None:
+        print(f"precision {pct(weighted)} (each rule's sample weighted by how often it fires; "
+              f"{covered} of {len(every)} findings are of judged rules; each rule's sample is "
+              f"its first {PER_RULE} findings in a seeded order)")
+    print(f"findings reported twice: {len(twice)}")
+    for fid in twice[:20]:
+        print(f"  {fid}")
     # A judged true positive is kept when it is still reported: as it was, in the same file by
     # the same rule (a rule now reporting once per file), or where a `moved` line says.
     ids = {f["id"] for f in every}
     file_rules = {(f["file"], f["code"]) for f in every}
+    names = {c.name for c in collections_list(args.half)}
 
     def kept(fid):
         if fid in ids:
@@ -252,7 +342,8 @@ def run(args):
         file, _, _, code = fid.rsplit(":", 3)
         return (file, code) in file_rules
 
-    lost = [fid for fid, v in judged.items() if v == "tp" and not kept(fid)]
+    lost = [fid for fid, v in judged.items()
+            if v == "tp" and fid.split("/", 1)[0] in names and not kept(fid)]
     if lost:
         print(f"{len(lost)} judged true positives no longer reported:")
         for fid in sorted(lost):
@@ -264,17 +355,49 @@ def run(args):
               f"{n / max(total_skills, 1):.2f}")
 
 
-def sample(args):
+def load_run(path, half):
+    doc = json.loads(Path(path).read_text())
+    names = {c.name for c in collections_list(half)}
+    findings = [f for f in doc["findings"] if f["id"].split("/", 1)[0] in names]
+    return doc["skills"], findings, doc.get("twice", [])
+
+
+def compare(args):
     judged = judgements()
-    every = json.loads(Path(args.findings).read_text())
-    pool = [f for f in every if f["code"] == args.rule and f["id"] not in judged]
-    random.Random(f"{args.seed}:{args.rule}").shuffle(pool)
-    for f in pool[: args.count]:
-        try:
-            text = (WORK / f["file"]).read_text(errors="replace").splitlines()[f["line"] - 1]
-        except (OSError, IndexError, TypeError):
-            text = ""
-        print(f"{f['id']}\t?\t{f['message']} | {text.strip()[:200]}")
+    before_skills, before, before_twice = load_run(args.before, args.half)
+    after_skills, after, after_twice = load_run(args.after, args.half)
+    b_rows, b_weighted, _ = precision_table(before, judged)
+    a_rows, a_weighted, _ = precision_table(after, judged)
+    b = {r[0]: r for r in b_rows}
+    a = {r[0]: r for r in a_rows}
+    print(f"| rule | fired before | precision before (judged) | fired after | precision after (judged) |")
+    print("|---|---|---|---|---|")
+    for code in sorted(set(a) | set(b)):
+        rb = b.get(code, (code, 0, 0, None, 0))
+        ra = a.get(code, (code, 0, 0, None, 0))
+        print(f"| {code} | {rb[1]} | {pct(rb[3])} ({rb[2]}) | {ra[1]} | {pct(ra[3])} ({ra[2]}) |")
+    print(f"| all | {len(before)} ({len(before) / max(before_skills, 1):.2f} per skill) | {pct(b_weighted)} "
+          f"| {len(after)} ({len(after) / max(after_skills, 1):.2f} per skill) | {pct(a_weighted)} |")
+    print(f"skills: {before_skills} before, {after_skills} after; reported twice: "
+          f"{len(before_twice)} before, {len(after_twice)} after")
+
+
+def sample(args):
+    """The findings of each rule's sample (or of `--rule`) that are not judged yet."""
+    judged = judgements()
+    _, every, _ = load_run(args.findings, args.half)
+    samples, _ = rule_samples(every, args.count)
+    for code in sorted(samples):
+        if args.rule and code != args.rule:
+            continue
+        for f in samples[code]:
+            if f["id"] in judged:
+                continue
+            try:
+                text = (WORK / f["file"]).read_text(errors="replace").splitlines()[f["line"] - 1]
+            except (OSError, IndexError, TypeError):
+                text = ""
+            print(f"{f['id']}\t?\t{f['message']} | {text.strip()[:200]}")
 
 
 def main():
@@ -284,19 +407,30 @@ def main():
     p = sub.add_parser("fetch")
     p.add_argument("--mirrors", help="a folder of bare mirrors named owner+name/repo")
     p.set_defaults(func=fetch)
+    p = sub.add_parser("split")
+    p.add_argument("--seed", type=int, default=SPLIT_SEED)
+    p.set_defaults(func=split)
     p = sub.add_parser("run")
+    p.add_argument("--half", choices=HALVES, default="dev")
     p.add_argument("--skillpkg", default=str(ROOT / "target" / "release" / "skillpkg"))
     p.add_argument("--peer", action="store_true", help="run agnix on the same checkouts")
-    p.add_argument("--save", help="write every finding as JSON (for `sample`)")
+    p.add_argument("--save", help="write every finding as JSON (for `compare` and `sample`)")
+    p.add_argument("--collections", action="store_true", help="also print each collection's counts")
     p.set_defaults(func=run)
+    p = sub.add_parser("compare")
+    p.add_argument("before")
+    p.add_argument("after")
+    p.add_argument("--half", choices=HALVES, default="dev")
+    p.set_defaults(func=compare)
     p = sub.add_parser("sample")
     p.add_argument("--findings", default=str(WORK / "findings.json"))
-    p.add_argument("--rule", required=True)
-    p.add_argument("--count", type=int, default=10)
-    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--half", choices=HALVES, default="dev")
+    p.add_argument("--rule", help="only this rule's sample (default: every rule's)")
+    p.add_argument("--count", type=int, default=PER_RULE)
     p.set_defaults(func=sample)
     args = parser.parse_args()
-    args.skillpkg = os.path.abspath(args.skillpkg) if hasattr(args, "skillpkg") else None
+    if hasattr(args, "skillpkg"):
+        args.skillpkg = os.path.abspath(args.skillpkg)
     args.func(args)
 
 
