@@ -16,7 +16,7 @@ pub(crate) mod gemini;
 pub(crate) mod js;
 mod target;
 
-pub(crate) use target::KeyUse;
+pub(crate) use target::{ClawHub, KeyUse, agent_root, clawhub_package};
 pub use target::{DEFAULT_TARGETS, Family, Target, UnknownTarget};
 
 /// Every agent's reading of one SKILL.md text, for the fuzz targets and the linear-time tests:

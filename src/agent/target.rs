@@ -66,6 +66,10 @@ pub enum Target {
     #[value(name = "goose")]
     #[serde(rename = "goose")]
     Goose,
+    /// OpenClaw 2026.9.6, and the skills ClawHub publishes for it.
+    #[value(name = "openclaw")]
+    #[serde(rename = "openclaw")]
+    OpenClaw,
 }
 
 /// How a target treats a skill, in the terms rules care about.
@@ -83,7 +87,7 @@ pub enum Family {
 
 impl Target {
     /// Every target, in the order of `--help`.
-    pub const ALL: [Self; 10] = [
+    pub const ALL: [Self; 11] = [
         Self::AgentSkills,
         Self::SkillsRef,
         Self::ClaudeCode,
@@ -94,6 +98,7 @@ impl Target {
         Self::OpenCode,
         Self::Copilot,
         Self::Goose,
+        Self::OpenClaw,
     ];
 
     /// The name used on the command line and in configuration.
@@ -109,6 +114,7 @@ impl Target {
             Self::OpenCode => "opencode",
             Self::Copilot => "copilot",
             Self::Goose => "goose",
+            Self::OpenClaw => "openclaw",
         }
     }
 
@@ -137,6 +143,7 @@ impl Target {
             Self::OpenCode => "OpenCode",
             Self::Copilot => "Copilot",
             Self::Goose => "Goose",
+            Self::OpenClaw => "OpenClaw",
         }
     }
 
@@ -151,7 +158,8 @@ impl Target {
             | Self::GeminiCli
             | Self::OpenCode
             | Self::Copilot
-            | Self::Goose => Family::Spec,
+            | Self::Goose
+            | Self::OpenClaw => Family::Spec,
         }
     }
 
@@ -197,6 +205,9 @@ impl Target {
             ],
             Self::Copilot => &[".github/skills", ".claude/skills"],
             Self::Goose => &[".agents/skills", ".goose/skills", ".claude/skills"],
+            // Its documentation: the workspace's `skills`, then `.agents/skills`
+            // (docs/agents.md, "OpenClaw").
+            Self::OpenClaw => &["skills", ".agents/skills"],
             // Codex (captured, §11) and the spec's cross-agent convention
             // (docs/research/spec-and-refs.md §1.5).
             Self::Codex | Self::AgentSkills | Self::SkillsRef | Self::ClaudeAi => {
@@ -218,6 +229,7 @@ impl Target {
             // Copilot reads ~/.copilot/skills; Goose ~/.claude/skills but not ~/.agents/skills.
             Self::Copilot => ".copilot/skills",
             Self::Goose => ".claude/skills",
+            Self::OpenClaw => ".openclaw/skills",
             _ => self.install_dir(),
         }
     }
@@ -243,6 +255,26 @@ impl Target {
     /// skills-ref and claude.ai refuse unknown keys.
     pub(crate) fn ignores_unknown_keys(self) -> bool {
         self.family() == Family::Spec && self != Self::AgentSkills
+    }
+
+    /// Whether the agent requires `name` to equal the skill's folder name. OpenClaw names a
+    /// skill by its `name` and keeps folders for organisation only (its loader falls back to
+    /// the folder's name when `name` is missing); Claude Code has rules of its own.
+    pub(crate) fn name_is_folder(self) -> bool {
+        self != Self::OpenClaw
+    }
+
+    /// Whether a `name` outside the spec's format (uppercase, `--`, other characters) or a
+    /// description over its length only draws a warning from the agent, which still loads the
+    /// skill: OpenClaw's loader warns and goes on.
+    pub(crate) fn warns_on_spec_limits(self) -> bool {
+        self == Self::OpenClaw
+    }
+
+    /// Whether the agent reads `metadata` as any structure rather than text values: OpenClaw
+    /// turns a nested `metadata` block into JSON and reads its `openclaw` object.
+    pub(crate) fn structured_metadata(self) -> bool {
+        self == Self::OpenClaw
     }
 
     /// Whether this target is some version of Claude Code.
@@ -276,6 +308,76 @@ impl FromStr for Target {
 /// The default target when neither the command line nor `skillpkg.toml` names one.
 pub const DEFAULT_TARGETS: &[Target] = &[Target::AgentSkills];
 
+/// The agents that load the skills kept in `<folder>/skills` inside a project, by the hidden
+/// folder's name: `.claude` is Claude Code's, `.gemini` Gemini CLI's, `.agents` the shared
+/// folder Codex and Gemini CLI both read (`docs/agents.md`, "Where agents look"). The other
+/// folders belong to agents skillpkg does not model, which load SKILL.md by the open spec; their
+/// names are the project folders of the `skills` CLI 1.7.4's agent table (`src/agents.ts`), and
+/// their skills are checked against the spec. `None`: not an agent's folder.
+pub(crate) fn agent_folder_targets(folder: &str) -> Option<&'static [Target]> {
+    Some(match folder {
+        ".claude" => &[Target::ClaudeCode],
+        ".agents" => &[Target::Codex, Target::GeminiCli],
+        ".codex" => &[Target::Codex],
+        ".gemini" => &[Target::GeminiCli],
+        ".github" => &[Target::Copilot],
+        ".opencode" => &[Target::OpenCode],
+        ".goose" => &[Target::Goose],
+        ".adal" | ".agent" | ".augment" | ".cline" | ".codebuddy" | ".commandcode"
+        | ".continue" | ".crush" | ".cursor" | ".factory" | ".hermes" | ".iflow" | ".junie"
+        | ".kilocode" | ".kiro" | ".kode" | ".mastracode" | ".mcpjam" | ".mux" | ".neovate"
+        | ".openhands" | ".pi" | ".pochi" | ".qoder" | ".qwen" | ".roo" | ".trae" | ".vibe"
+        | ".windsurf" | ".zencoder" => DEFAULT_TARGETS,
+        _ => return None,
+    })
+}
+
+/// How a skill folder came from ClawHub, OpenClaw's registry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ClawHub {
+    /// A published package: ClawHub's `_meta.json` (owner, slug, version) beside SKILL.md, as
+    /// in a mirror of the registry. Each is installed on its own.
+    Published,
+    /// Installed by `openclaw skills install`, which records `.clawhub/origin.json`.
+    Installed,
+}
+
+/// Whether the skill in `dir` is a ClawHub package (then OpenClaw's). Reads at most 64 KiB.
+pub(crate) fn clawhub_package(dir: &std::path::Path) -> Option<ClawHub> {
+    if dir.join(".clawhub/origin.json").is_file() {
+        return Some(ClawHub::Installed);
+    }
+    let meta = dir.join("_meta.json");
+    if !meta.is_file() {
+        return None;
+    }
+    let bytes = crate::fsx::read_capped(&meta, 64 * 1024).ok()?;
+    let json: serde_json::Value = serde_json::from_slice(&bytes).ok()?;
+    json.get("slug")
+        .is_some_and(serde_json::Value::is_string)
+        .then_some(ClawHub::Published)
+}
+
+/// How many folders below an agent's skills folder a skill may sit and still be that
+/// agent's: Claude Code and Gemini CLI read one level, Codex a few more.
+const AGENT_ROOT_DEPTH: usize = 3;
+
+/// The agent's skills folder (`.gemini/skills`, `.claude/skills`, …) that a skill in `dir`
+/// sits in, and the agents that load it: where a skill lives decides which agent loads it.
+/// `dir` is the skill's own folder.
+pub(crate) fn agent_root(dir: &std::path::Path) -> Option<(&std::path::Path, &'static [Target])> {
+    dir.ancestors()
+        .skip(1)
+        .take(AGENT_ROOT_DEPTH)
+        .find_map(|folder| {
+            if folder.file_name()? != "skills" {
+                return None;
+            }
+            let agent = folder.parent()?.file_name()?.to_str()?;
+            Some((folder, agent_folder_targets(agent)?))
+        })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -293,6 +395,43 @@ mod tests {
         assert_eq!(Target::Codex.install_dir(), ".agents/skills");
         assert_eq!(Target::Copilot.user_install_dir(), ".copilot/skills");
         assert_eq!(Target::ClaudeCode.user_install_dir(), ".claude/skills");
+    }
+
+    #[test]
+    fn where_a_skill_lives_names_its_agents() {
+        use std::path::Path;
+        let root = |dir: &str| agent_root(Path::new(dir)).map(|(root, t)| (root.to_path_buf(), t));
+        assert_eq!(
+            root("repo/.gemini/skills/review"),
+            Some((
+                Path::new("repo/.gemini/skills").to_path_buf(),
+                &[Target::GeminiCli][..]
+            ))
+        );
+        assert_eq!(
+            root(".agents/skills/group/x").map(|(_, t)| t),
+            Some(&[Target::Codex, Target::GeminiCli][..])
+        );
+        assert_eq!(
+            root(".cursor/skills/x").map(|(_, t)| t),
+            Some(DEFAULT_TARGETS)
+        );
+        // A plugin's skills folder, a plain `skills` folder and the manifest folder are no
+        // agent's.
+        assert_eq!(root("plugins/p/skills/x"), None);
+        assert_eq!(root("skills/x"), None);
+        assert_eq!(root(".claude-plugin/skills/x"), None);
+        // Too deep below the agent's folder.
+        assert_eq!(root(".claude/skills/a/b/c/d"), None);
+        for target in Target::ALL {
+            // Every hidden agent folder an agent reads is one skillpkg knows (OpenClaw's
+            // plain `skills` is a workspace folder, found by its packages' markers instead).
+            for folder in target.project_skill_roots() {
+                if let Some((agent, _)) = folder.split_once('/') {
+                    assert!(agent_folder_targets(agent).is_some(), "{folder}");
+                }
+            }
+        }
     }
 
     #[test]

@@ -589,7 +589,7 @@ mod tests {
             Config::parse(Path::new("skillpkg.toml"), "\ntargets = [\"claude\"]\n").unwrap_err();
         assert_eq!(
             error.to_string(),
-            "skillpkg.toml:2:12: unknown target `claude` (expected one of: agentskills, skills-ref, claude-code, claude-code@2.1.88, claude-ai, codex, gemini-cli, opencode, copilot, goose)"
+            "skillpkg.toml:2:12: unknown target `claude` (expected one of: agentskills, skills-ref, claude-code, claude-code@2.1.88, claude-ai, codex, gemini-cli, opencode, copilot, goose, openclaw)"
         );
     }
 

@@ -58,6 +58,13 @@ pub struct Diagnostic {
 }
 
 impl Diagnostic {
+    /// Whether the finding is one `validate` fails on: the skill does not load in a target (its
+    /// YAML does not parse, it has no frontmatter, …). A suppression comment cannot hide it,
+    /// so `lint` fails wherever `validate` does.
+    pub fn is_load_error(&self) -> bool {
+        self.severity == Severity::Error && self.rule.kind == super::rule::Kind::Validate
+    }
+
     /// Where it is, as a key for merging findings without comparing each with every other.
     pub fn place(&self) -> Place {
         (

@@ -18,7 +18,7 @@ use crate::check::lint::{self, Bundle, set, suppress::Suppressions};
 use crate::check::rule::{AMBIGUOUS_SCALAR, Rule, Severity};
 use crate::check::{Checked, check_set, check_skill};
 use crate::fsx;
-use crate::skill::{Skill, folder_name, read_file};
+use crate::skill::{Skill, folder_name, read_skill_file};
 
 /// What the command line says about rules.
 #[derive(Debug, Default)]
@@ -162,9 +162,25 @@ pub(crate) fn lint_file(
     cwd: &Path,
     keep_body: bool,
 ) -> anyhow::Result<Outcome> {
-    let original = read_file(path).with_context(|| format!("cannot read {}", path.display()))?;
     let dir = path.parent().unwrap_or(Path::new("."));
     let dir_name = folder_name(dir);
+    let original =
+        match read_skill_file(path).with_context(|| format!("cannot read {}", path.display()))? {
+            Ok(bytes) => bytes,
+            Err(target) => {
+                // A link to nothing: reported as the skill's defect; nothing to fix or to read.
+                let skill = Skill::broken_link(path.to_path_buf(), dir_name, target);
+                let (checked, suppressions) =
+                    analyse(skill, &Bundle::default(), targets, settings, cwd);
+                return Ok(Outcome {
+                    checked,
+                    suppressions,
+                    fixed: 0,
+                    diff: None,
+                    exhausted: false,
+                });
+            }
+        };
     let bundle = Bundle::load(dir, files.to_vec());
     let allow = match mode {
         FixMode::Off => None,
@@ -190,7 +206,13 @@ pub(crate) fn lint_file(
     if let FixMode::Write { .. } = mode
         && current != original
     {
-        fsx::write_atomically(path, &current, ".skillpkg-fix-", fsx::Permissions::Keep)?;
+        // Through a link, the file it leads to is fixed: the link stays a link.
+        let target = if fs_err::symlink_metadata(path).is_ok_and(|meta| meta.is_symlink()) {
+            fs_err::canonicalize(path)?
+        } else {
+            path.to_path_buf()
+        };
+        fsx::write_atomically(&target, &current, ".skillpkg-fix-", fsx::Permissions::Keep)?;
     }
     // Keep what reports point at, and for Claude Code's listing the first body line (its
     // fallback description); drop the rest of the body.
@@ -298,6 +320,7 @@ pub(crate) fn set_findings(
     outcomes: &mut [Outcome],
     context_window: usize,
 ) -> Vec<Vec<Diagnostic>> {
+    crate::check::drop_house_keys(outcomes);
     // The set rules run on the outcomes in place, each skill's earlier findings set aside
     // (a copy of ten thousand records would cost lint a tenth of its memory): what they leave
     // is theirs alone (they also sort it).

@@ -5,6 +5,7 @@
 //! [`check_set`] then runs the rules that compare skills with each other.
 
 pub mod config;
+pub(crate) mod copies;
 pub mod diagnostic;
 pub mod engine;
 pub mod fix;
@@ -87,7 +88,8 @@ impl Checked {
     }
 
     /// Sorts findings by file (SKILL.md first), position (file-level first), then severity,
-    /// then code.
+    /// then code, and keeps one of findings that say the same thing at the same place (two
+    /// checks, or two copies of one file, that found it each).
     pub fn sort(&mut self) {
         self.diagnostics.sort_by(|a, b| {
             let file = |d: &Diagnostic| d.file.as_ref().map(|f| (f.path.clone(), f.line));
@@ -98,6 +100,9 @@ impl Checked {
                 .then(b.severity.cmp(&a.severity))
                 .then(a.rule.code.cmp(b.rule.code))
         });
+        let mut seen = std::collections::HashSet::new();
+        self.diagnostics
+            .retain(|d| seen.insert((d.place(), d.message.clone())));
     }
 }
 
@@ -147,10 +152,18 @@ pub fn check_skill(skill: Skill, targets: &[Target]) -> Checked {
 
 /// Runs the rules that compare skills; `checked` must be in the order findings are reported.
 pub fn check_set<T: AsChecked>(checked: &mut [T]) {
+    drop_house_keys(checked);
     rules::set::check_duplicate_names(checked);
     for item in checked {
         item.checked_mut().sort();
     }
+}
+
+/// Drops the `unknown-key` findings about a collection's own convention
+/// ([`rules::set::drop_house_keys`]): a finding of the skill itself that only the whole set can
+/// judge, so it runs on each skill's own findings before the rules across skills.
+pub(crate) fn drop_house_keys<T: AsChecked>(checked: &mut [T]) {
+    rules::set::drop_house_keys(checked);
 }
 
 /// A checked skill, alone or in a larger record: the rules across skills read and extend it
@@ -214,6 +227,37 @@ pub(crate) fn plugin_of(skill_file: &std::path::Path) -> Option<std::path::PathB
         })
         .map(|(root, _)| root)
         .max_by_key(|root| root.as_os_str().len())
+}
+
+/// What one agent loads together with a skill, among which names must differ: the Claude Code
+/// plugin that loads it ([`plugin_of`]) or the agent's skills folder it is in
+/// ([`crate::agent::agent_root`]), whichever is nearer; for a skill in neither, the folder that
+/// holds it and its siblings (a catalog such as a repository's `skills/`, which `npx skills
+/// add` installs at once, each skill in a folder named by its `name`). Copies of one skill in
+/// several agents' folders, or in a plugin and beside it, are in different groups: no agent
+/// loads two of them. A package published to ClawHub (OpenClaw's registry) is installed alone.
+pub(crate) fn load_group(skill_file: &std::path::Path) -> std::path::PathBuf {
+    let dir = without_dots(skill_file.parent().unwrap_or(std::path::Path::new("")));
+    // A package published to ClawHub is installed on its own.
+    if crate::agent::clawhub_package(&dir) == Some(crate::agent::ClawHub::Published) {
+        return dir;
+    }
+    let agent = crate::agent::agent_root(&dir).map(|(root, _)| root.to_path_buf());
+    let plugin = plugin_of(skill_file);
+    match (agent, plugin) {
+        (Some(agent), Some(plugin)) => {
+            if agent.as_os_str().len() >= plugin.as_os_str().len() {
+                agent
+            } else {
+                plugin
+            }
+        }
+        (Some(root), None) | (None, Some(root)) => root,
+        (None, None) => dir
+            .parent()
+            .map(std::path::Path::to_path_buf)
+            .unwrap_or_default(),
+    }
 }
 
 /// What a folder holds that says which agents load the skills below it.

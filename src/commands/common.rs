@@ -42,8 +42,9 @@ pub struct CheckArgs {
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct TargetArgs {
     /// A client the skills must load in; repeat for several [default: from skillpkg.toml, else
-    /// the agents of the plugin a skill is in (Claude Code, Codex, Gemini CLI), else claude-code
-    /// in .claude/skills, else agentskills]
+    /// where a skill lives: the agent whose folder it is in (.claude/skills: claude-code,
+    /// .gemini/skills: gemini-cli, .agents/skills: codex and gemini-cli, …) or the agents of
+    /// its plugin (Claude Code, Codex, Gemini CLI), whichever is nearer, else agentskills]
     #[arg(
         long = "target",
         short = 't',
@@ -206,6 +207,76 @@ pub(crate) fn note_installed(skipped: usize, printer: Printer) -> io::Result<()>
     err.flush()
 }
 
+/// Leaves out of `skills` the skill files that are links to another of them
+/// ([`crate::check::copies::linked_copies`]), returning each with the file it is.
+pub(crate) fn without_linked_copies(
+    skills: &mut Vec<PathBuf>,
+    links: &std::collections::HashSet<PathBuf>,
+) -> Vec<(PathBuf, PathBuf)> {
+    let of = crate::check::copies::linked_copies(skills, links);
+    let linked: Vec<(PathBuf, PathBuf)> = of
+        .iter()
+        .enumerate()
+        .filter_map(|(index, original)| {
+            original.map(|original| (skills[index].clone(), skills[original].clone()))
+        })
+        .collect();
+    let mut index = 0;
+    skills.retain(|_| {
+        index += 1;
+        of[index - 1].is_none()
+    });
+    linked
+}
+
+/// For each skill, whether it is a part of another rather than a skill: a `SKILL.md` in a
+/// folder below another skill's folder, checked only for Claude Code, which loads one
+/// `SKILL.md` per entry of a skills folder and never one nested deeper. Such a file is a
+/// document of the skill around it (a sub-guide it links), checked as one of its files.
+pub(crate) fn parts_of_skills(skills: &[(PathBuf, Vec<Target>)]) -> Vec<bool> {
+    let dirs: std::collections::HashSet<&Path> = skills
+        .iter()
+        .filter_map(|(path, _)| path.parent())
+        .collect();
+    skills
+        .iter()
+        .map(|(path, targets)| {
+            !targets.is_empty()
+                && targets.iter().all(|target| target.is_claude_code())
+                && path
+                    .parent()
+                    .into_iter()
+                    .flat_map(Path::ancestors)
+                    .skip(1)
+                    .take(crate::skill::discover::MAX_PART_DEPTH)
+                    .any(|dir| dirs.contains(dir))
+        })
+        .collect()
+}
+
+/// Says on stderr how many skills were left out as copies of others, and with `--verbose`
+/// which, each beside the skill it copies.
+pub(crate) fn note_copies(copies: &[(PathBuf, PathBuf)], printer: Printer) -> io::Result<()> {
+    if copies.is_empty() {
+        return Ok(());
+    }
+    let mut err = printer.status();
+    writeln!(
+        err,
+        "note: {} {} the same SKILL.md as another skill (through a link, or in another agent's \
+         folder), checked once as {}",
+        copies.len(),
+        crate::output::plural(copies.len(), "skill is", "skills are"),
+        crate::output::plural(copies.len(), "that skill", "those skills"),
+    )?;
+    err.flush()?;
+    let mut out = printer.verbose();
+    for (copy, original) in copies {
+        writeln!(out, "  {} is {}", copy.display(), original.display())?;
+    }
+    out.flush()
+}
+
 /// With `--verbose`: how many skills were found under `paths`, and the targets each group was
 /// checked for (from the command line, skillpkg.toml or where the skill lives).
 pub(crate) fn verbose_plan<'a>(
@@ -284,12 +355,16 @@ pub(crate) fn targets_for(cli: &[Target], config: Option<&Config>, dir: &Path) -
 /// How many folders up from a skill [`default_targets`] looks.
 const LOCATION_DEPTH: usize = 8;
 
-/// The targets of a skill in `dir` that nothing names targets for: the agents whose plugin it
-/// is in (the nearest folder above it with a manifest: `.claude-plugin/plugin.json` or
-/// `marketplace.json` for Claude Code, `.codex-plugin/` for Codex, `gemini-extension.json` for
-/// Gemini CLI), Claude Code in a `.claude/skills` folder, the open spec otherwise. A repository
-/// that also publishes its skills elsewhere (claude.ai uploads, `npx skills add`) says so with
-/// `targets` in `skillpkg.toml`.
+/// The targets of a skill in `dir` that nothing names targets for: where it lives decides.
+/// A ClawHub package (its `_meta.json` or `.clawhub/origin.json` beside SKILL.md) is OpenClaw's.
+/// Otherwise the nearest of these, walking up from the folder holding the skill's folder: an agent's
+/// skills folder (`.claude/skills` for Claude Code, `.gemini/skills` for Gemini CLI,
+/// `.agents/skills` for Codex and Gemini CLI, …: [`crate::agent::agent_root`]), or a plugin
+/// manifest (`.claude-plugin/plugin.json` or `marketplace.json` for Claude Code,
+/// `.codex-plugin/` for Codex, `gemini-extension.json` for Gemini CLI). So a skill in a
+/// repository's `.gemini/skills` is Gemini CLI's even when the repository is also a Claude Code
+/// plugin. Otherwise the open spec. A repository that also publishes its skills elsewhere
+/// (claude.ai uploads, `npx skills add`) says so with `targets` in `skillpkg.toml`.
 /// Looks up to the repository root, at most [`LOCATION_DEPTH`] folders.
 pub(crate) fn default_targets(dir: &Path) -> Vec<Target> {
     let absolute;
@@ -299,15 +374,17 @@ pub(crate) fn default_targets(dir: &Path) -> Vec<Target> {
         absolute = std::env::current_dir().unwrap_or_default().join(dir);
         &absolute
     };
+    // A ClawHub package is OpenClaw's, wherever it is.
+    if crate::agent::clawhub_package(dir).is_some() {
+        return vec![Target::OpenClaw];
+    }
+    let agent = crate::agent::agent_root(dir);
     // From the folder holding the skill's folder up: a skill folder is no plugin of its own.
     for folder in dir.ancestors().skip(1).take(LOCATION_DEPTH) {
-        let in_claude_skills = folder.file_name().is_some_and(|name| name == "skills")
-            && folder
-                .parent()
-                .and_then(Path::file_name)
-                .is_some_and(|name| name == ".claude");
-        if in_claude_skills {
-            return vec![Target::ClaudeCode];
+        if let Some((root, targets)) = agent
+            && root == folder
+        {
+            return targets.to_vec();
         }
         // The agents whose plugin manifests are here: a plugin for Claude Code and Codex is
         // checked for both.

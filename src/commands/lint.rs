@@ -101,6 +101,10 @@ struct Plan {
     walk_errors: Vec<discover::DiscoverError>,
     /// Installed skills left out.
     installed: usize,
+    /// The skill files that are symbolic links.
+    links: std::collections::HashSet<PathBuf>,
+    /// The skill files that are links to another skill's file, left out, each with that file.
+    linked: Vec<(PathBuf, PathBuf)>,
 }
 
 #[expect(
@@ -131,20 +135,29 @@ fn check(args: &LintArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
         },
         _ => FixMode::Off,
     };
-    let (outcomes, errors) = lint_jobs(args, &mut plan.jobs, mode, &cwd, threads);
+    let Linted {
+        outcomes,
+        copied,
+        errors,
+        mut copies,
+    } = lint_jobs(args, &mut plan.jobs, &plan.links, mode, &cwd, threads);
+    copies.splice(0..0, std::mem::take(&mut plan.linked));
 
-    let fixed: usize = outcomes.iter().map(|o| o.fixed).sum();
-    let exhausted: Vec<PathBuf> = outcomes
-        .iter()
+    // A copy is fixed like its source (they stay the same), and counted; it is not reported.
+    let every = || outcomes.iter().chain(&copied);
+    let fixed: usize = every().map(|o| o.fixed).sum();
+    let exhausted: Vec<PathBuf> = every()
         .filter(|o| o.exhausted)
         .map(|o| o.checked.skill.path.clone())
         .collect();
-    let fixed_files = outcomes.iter().filter(|o| o.fixed > 0).count();
+    let fixed_files = every().filter(|o| o.fixed > 0).count();
     let failed_io = !errors.is_empty() || !plan.walk_errors.is_empty();
     if let FixMode::Diff { .. } = mode {
-        print_diffs(&outcomes, fixed, fixed_files, printer)?;
+        let all: Vec<&Outcome> = every().collect();
+        print_diffs(&all, fixed, fixed_files, printer)?;
         report_errors(printer, &plan.walk_errors, &errors)?;
         common::note_installed(plan.installed, printer)?;
+        common::note_copies(&copies, printer)?;
         return Ok(if failed_io {
             ExitStatus::Error
         } else if fixed > 0 && !args.exit_zero {
@@ -188,6 +201,7 @@ fn check(args: &LintArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
     }
     report_errors(printer, &plan.walk_errors, &errors)?;
     common::note_installed(plan.installed, printer)?;
+    common::note_copies(&copies, printer)?;
     if failed_io {
         return Ok(ExitStatus::Error);
     }
@@ -200,15 +214,29 @@ fn check(args: &LintArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
     })
 }
 
-/// Lints every job (fixing as `mode` says), then the rules across skills: the outcomes, and
-/// the errors of the skills that could not be read.
+/// What linting the jobs gave.
+struct Linted {
+    /// The skills in their own right, with the rules across skills applied.
+    outcomes: Vec<Outcome>,
+    /// The copies of those skills (the same SKILL.md in another agent's folder): linted and
+    /// fixed, not reported ([`crate::check::copies`]).
+    copied: Vec<Outcome>,
+    /// The skills that could not be read.
+    errors: Vec<anyhow::Error>,
+    /// Each copy's path with its original's.
+    copies: Vec<(PathBuf, PathBuf)>,
+}
+
+/// Lints every job (fixing as `mode` says), sets the copies apart, then runs the rules across
+/// skills.
 fn lint_jobs(
     args: &LintArgs,
     jobs: &mut [Job],
+    links: &std::collections::HashSet<PathBuf>,
     mode: FixMode,
     cwd: &Path,
     threads: usize,
-) -> (Vec<Outcome>, Vec<anyhow::Error>) {
+) -> Linted {
     let cli = CliRules {
         select: args.select.clone(),
         extend_select: args.extend_select.clone(),
@@ -237,8 +265,14 @@ fn lint_jobs(
             Err(error) => errors.push(error),
         }
     }
+    let (mut outcomes, copied, pairs) = crate::check::copies::split_copies(outcomes, links);
     engine::across_skills(&mut outcomes, jobs, &cli, context_window(args), cwd);
-    (outcomes, errors)
+    Linted {
+        outcomes,
+        copied,
+        errors,
+        copies: pairs,
+    }
 }
 
 /// Lints the skill in `dir` as `skillpkg lint DIR` would (its skillpkg.toml's rules and
@@ -274,10 +308,17 @@ pub(crate) fn lint_one(
     let Ok(mut plan) = plan(&args, printer, cwd, 1)? else {
         anyhow::bail!("cannot lint {}", dir.display())
     };
-    let (outcomes, mut errors) = lint_jobs(&args, &mut plan.jobs, FixMode::Off, cwd, 1);
+    let Linted {
+        outcomes,
+        copied,
+        mut errors,
+        ..
+    } = lint_jobs(&args, &mut plan.jobs, &plan.links, FixMode::Off, cwd, 1);
     if let Some(error) = errors.pop() {
         return Err(error);
     }
+    // The skill asked for is checked even where another skill in the walk has its text.
+    let outcomes: Vec<Outcome> = outcomes.into_iter().chain(copied).collect();
     let folder = |path: &Path| fs_err::canonicalize(path).unwrap_or_else(|_| cwd.join(path));
     let wanted = folder(dir);
     outcomes
@@ -330,12 +371,13 @@ fn plan(
     if skills.is_empty() && found.errors.is_empty() && installed == 0 {
         return Err(common::no_skills(&paths).into());
     }
-    let files = files_per_skill(&skills, found.files);
+    // A link to another skill's file is that skill: read, checked and fixed once, there.
+    let linked = common::without_linked_copies(&mut skills, &found.links);
     let finder = ConfigFinder::with_walk(cwd.to_path_buf(), &roots, &found.config_dirs);
     let cli_targets = args.check.targets.given();
-    let mut jobs = Vec::with_capacity(skills.len());
+    let mut planned = Vec::with_capacity(skills.len());
     let mut config_errors = Vec::new();
-    for (path, files) in skills.into_iter().zip(files) {
+    for path in skills {
         match finder.for_dir(path.parent().unwrap_or(&path)) {
             Ok(config) => {
                 let targets = common::targets_for(
@@ -343,11 +385,12 @@ fn plan(
                     config.as_deref(),
                     path.parent().unwrap_or(&path),
                 );
-                jobs.push((path, files, targets, config));
+                planned.push((path, targets, config));
             }
             Err(error) => config_errors.push(error),
         }
     }
+    let jobs = jobs_with_files(planned, found.files, &paths);
     if !config_errors.is_empty() {
         common::config_problems(
             config_errors,
@@ -365,12 +408,53 @@ fn plan(
         jobs,
         walk_errors: found.errors,
         installed,
+        links: found.links,
+        linked,
     }))
 }
 
+/// Each planned skill with its other files: those under its folder and not under another
+/// skill's. A SKILL.md that Claude Code loads only as part of the skill around it
+/// ([`common::parts_of_skills`]) is one of that skill's files, unless `named` names it.
+fn jobs_with_files(
+    mut planned: Vec<Planned>,
+    mut other_files: Vec<PathBuf>,
+    named: &[PathBuf],
+) -> Vec<Job> {
+    let targeted: Vec<(PathBuf, Vec<crate::agent::Target>)> = planned
+        .iter()
+        .map(|(path, targets, _)| (path.clone(), targets.clone()))
+        .collect();
+    let parts = common::parts_of_skills(&targeted);
+    drop(targeted);
+    let mut index = 0;
+    planned.retain(|(path, _, _)| {
+        let part = parts[index] && !named.contains(path);
+        index += 1;
+        if part {
+            other_files.push(path.clone());
+        }
+        !part
+    });
+    let skill_paths: Vec<PathBuf> = planned.iter().map(|(path, _, _)| path.clone()).collect();
+    let files = files_per_skill(&skill_paths, other_files);
+    planned
+        .into_iter()
+        .zip(files)
+        .map(|((path, targets, config), files)| (path, files, targets, config))
+        .collect()
+}
+
+/// A skill's file, targets and configuration, before its other files are known.
+type Planned = (
+    PathBuf,
+    Vec<crate::agent::Target>,
+    Option<std::sync::Arc<crate::check::config::Config>>,
+);
+
 /// `--diff`: the diffs on stdout, a count on stderr.
 fn print_diffs(
-    outcomes: &[Outcome],
+    outcomes: &[&Outcome],
     fixed: usize,
     fixed_files: usize,
     printer: Printer,

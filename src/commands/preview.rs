@@ -60,7 +60,8 @@ pub struct PreviewArgs {
     pub home: Option<PathBuf>,
 
     /// The agent whose view to render: claude-code, claude-code@2.1.88, skills-ref,
-    /// agentskills, codex, gemini-cli, opencode, copilot or goose
+    /// agentskills, codex, gemini-cli, opencode, copilot or goose (not openclaw: its prompt
+    /// has not been captured)
     #[arg(
         long,
         short = 't',
@@ -207,6 +208,21 @@ pub fn run(args: PreviewArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
         return Err(UserError {
             message: format!("--home `{}` is not a folder", home.display()),
             hints: vec!["pass the folder Claude Code would use as HOME".into()],
+        }
+        .into());
+    }
+    if args.target == Target::OpenClaw {
+        // validate and lint know how OpenClaw reads a skill; what it sends the model has not
+        // been captured, and preview renders only what it can render exactly.
+        return Err(UserError {
+            message: "preview cannot render OpenClaw's prompt yet: nobody has captured what it \
+                      sends the model"
+                .into(),
+            hints: vec![
+                "`skillpkg validate --target openclaw` and `skillpkg lint --target openclaw` \
+                 check skills as OpenClaw reads them"
+                    .into(),
+            ],
         }
         .into());
     }

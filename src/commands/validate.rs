@@ -25,8 +25,10 @@ use crate::skill::{Skill, discover};
     after_help = "Targets: agentskills (the open spec), skills-ref (the reference validator's \
 verdicts), claude-code, claude-code@2.1.88, claude-ai (uploads and the Skills API), codex, \
 gemini-cli, opencode, copilot, goose.\n\nWithout --target, each skill is checked for the \
-`targets = [...]` of the nearest skillpkg.toml above it; else for the agents of the plugin it is \
-in (Claude Code, Codex, Gemini CLI), or Claude Code in a .claude/skills folder; else agentskills.\n\n\
+`targets = [...]` of the nearest skillpkg.toml above it; else where it lives decides: the agent \
+whose folder it is in (.claude/skills, .gemini/skills, .agents/skills, …) or the agents of its \
+plugin, whichever is nearer; a ClawHub package is openclaw's; else agentskills. A SKILL.md that \
+is another one through a link, or the same file in another agent's folder, is checked once.\n\n\
 Examples:\n  skillpkg validate                           # every skill under the current folder\n  \
 skillpkg validate skills/pdf-forms -t claude-code -t codex\n  \
 skillpkg validate --format github           # annotations on a pull request\n  \
@@ -67,7 +69,15 @@ fn check(args: &ValidateArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
     }
 
     let finder = ConfigFinder::with_walk(cwd.clone(), &paths, &found.config_dirs);
-    let (jobs, config_errors) = targets_per_skill(skills, &cli_targets, &finder);
+    let (mut jobs, config_errors) = targets_per_skill(skills, &cli_targets, &finder);
+    // A SKILL.md Claude Code loads only as part of the skill around it is no skill of its own.
+    let parts = common::parts_of_skills(&jobs);
+    let mut index = 0;
+    jobs.retain(|(path, _)| {
+        let part = parts[index] && !paths.contains(path);
+        index += 1;
+        !part
+    });
     if !config_errors.is_empty() {
         common::config_problems(
             config_errors,
@@ -92,6 +102,7 @@ fn check(args: &ValidateArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
             Err(error) => read_errors.push(error),
         }
     }
+    let copies = crate::check::copies::drop_copies(&mut checked, &found.links);
     check_set(&mut checked);
 
     let report = Report {
@@ -101,6 +112,7 @@ fn check(args: &ValidateArgs, printer: Printer) -> anyhow::Result<ExitStatus> {
     };
     output::print(args.check.format, &report, printer)?;
     common::note_installed(installed, printer)?;
+    common::note_copies(&copies, printer)?;
 
     if !found.errors.is_empty() || !read_errors.is_empty() {
         let mut err = printer.stderr();

@@ -18,8 +18,42 @@ use super::FileName;
 /// settings of the skills below it come from there).
 pub(crate) const CONFIG_FILE: &str = "skillpkg.toml";
 
+/// How many folders below another skill's folder a `SKILL.md` may be and still be looked at as
+/// that skill's part.
+pub(crate) const MAX_PART_DEPTH: usize = 8;
+
 /// Folders never walked into.
 const SKIPPED_DIRS: &[&str] = &[".git", ".hg", ".svn", "node_modules"];
+
+/// Folders of test data: a `SKILL.md` below one (inside the paths walked) is a test's input,
+/// often broken on purpose, not a skill anyone loads. Named on the command line, or walked
+/// from inside, it is checked.
+const TEST_DATA_DIRS: &[&str] = &[
+    "fixtures",
+    "test-fixtures",
+    "test_fixtures",
+    "__fixtures__",
+    "testdata",
+    "test-data",
+    "test_data",
+];
+
+/// Whether `path`, below the walked root `root`, passes through a folder of test data.
+fn in_test_data(path: &Path, roots: &[PathBuf]) -> bool {
+    let below = roots
+        .iter()
+        .filter_map(|root| path.strip_prefix(root).ok())
+        .min_by_key(|rest| rest.as_os_str().len())
+        .unwrap_or(path);
+    below
+        .parent()
+        .into_iter()
+        .flat_map(Path::components)
+        .any(|part| {
+            matches!(part, std::path::Component::Normal(name)
+                if name.to_str().is_some_and(|name| TEST_DATA_DIRS.contains(&name)))
+        })
+}
 
 /// Why a path could not be used.
 #[derive(Debug, thiserror::Error)]
@@ -94,6 +128,9 @@ pub struct Found {
     pub errors: Vec<DiscoverError>,
     /// Every other file and symlink seen, when asked for ([`walk_with_files`]); unsorted.
     pub files: Vec<PathBuf>,
+    /// The skill files that are symbolic links (the walk does not follow links to folders, so
+    /// only these can be a skill reached twice).
+    pub links: HashSet<PathBuf>,
 }
 
 /// Walks `paths` on `threads` threads and returns every skill file (sorted by path) and every
@@ -168,20 +205,24 @@ fn walk_inner(paths: &[PathBuf], threads: usize, files: bool) -> Found {
             true
         });
     let sink = Mutex::new(Found::default());
+    let roots: Vec<PathBuf> = usable.clone();
     if threads <= 1 {
         // One skill, say: the walk on this thread, with no workers to start and join.
         let mut visitor = Visitor {
             sink: &sink,
             found: Found::default(),
             files,
+            roots: &roots,
         };
         for entry in builder.build() {
             visitor.visit(entry);
         }
     } else {
-        builder
-            .build_parallel()
-            .visit(&mut VisitorBuilder { sink: &sink, files });
+        builder.build_parallel().visit(&mut VisitorBuilder {
+            sink: &sink,
+            files,
+            roots: &roots,
+        });
     }
     let mut found = sink.into_inner().unwrap_or_else(PoisonError::into_inner);
     found
@@ -198,6 +239,7 @@ fn walk_inner(paths: &[PathBuf], threads: usize, files: bool) -> Found {
 struct VisitorBuilder<'a> {
     sink: &'a Mutex<Found>,
     files: bool,
+    roots: &'a [PathBuf],
 }
 
 impl<'s> ParallelVisitorBuilder<'s> for VisitorBuilder<'s> {
@@ -206,6 +248,7 @@ impl<'s> ParallelVisitorBuilder<'s> for VisitorBuilder<'s> {
             sink: self.sink,
             found: Found::default(),
             files: self.files,
+            roots: self.roots,
         })
     }
 }
@@ -215,6 +258,7 @@ struct Visitor<'a> {
     sink: &'a Mutex<Found>,
     found: Found,
     files: bool,
+    roots: &'a [PathBuf],
 }
 
 impl ParallelVisitor for Visitor<'_> {
@@ -225,6 +269,12 @@ impl ParallelVisitor for Visitor<'_> {
                     return WalkState::Continue;
                 }
                 if is_skill_file(entry.path()) {
+                    if in_test_data(entry.path(), self.roots) {
+                        return WalkState::Continue;
+                    }
+                    if entry.path_is_symlink() {
+                        self.found.links.insert(tidy(entry.path().to_path_buf()));
+                    }
                     self.found.skills.push(entry.into_path());
                 } else {
                     if entry.file_name() == CONFIG_FILE {
@@ -248,6 +298,7 @@ impl Drop for Visitor<'_> {
         sink.skills.append(&mut self.found.skills);
         sink.files.append(&mut self.found.files);
         sink.config_dirs.extend(self.found.config_dirs.drain());
+        sink.links.extend(self.found.links.drain());
         sink.errors.append(&mut self.found.errors);
     }
 }
@@ -314,6 +365,26 @@ mod tests {
                 "skills/c/SKILL.md"
             ]
         );
+    }
+
+    #[test]
+    fn skill_files_in_test_data_are_no_skills_unless_walked_from_there() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path();
+        for dir in [
+            "skills/a",
+            "tools/test-fixtures/broken",
+            "skills/a/tests/fixtures/x",
+        ] {
+            fs_err::create_dir_all(root.join(dir)).unwrap();
+            fs_err::write(root.join(dir).join("SKILL.md"), "---\n---\n").unwrap();
+        }
+        assert_eq!(found(root), ["skills/a/SKILL.md"]);
+        // Walked from inside, or from the folder itself, a fixture is checked.
+        let inside = root.join("tools/test-fixtures");
+        assert_eq!(found(&inside), ["broken/SKILL.md"]);
+        let fixture = root.join("skills/a/tests/fixtures/x");
+        assert_eq!(found(&fixture), ["SKILL.md"]);
     }
 
     #[test]

@@ -100,6 +100,11 @@ pub struct Skill {
     /// The folder's own name, as agents compare it with `name`.
     pub dir_name: String,
     content: Content,
+    /// The SHA-256 of the file's bytes: two skills with the same digest are copies of one.
+    digest: [u8; 32],
+    /// When the skill file is a symbolic link that leads to no regular file: what the link
+    /// says. Such a skill has no text.
+    broken_link: Option<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -122,6 +127,7 @@ impl Skill {
             .and_then(FileName::classify)
             .unwrap_or(FileName::Exact);
         let dir = parent_dir(&path).to_path_buf();
+        let digest = <sha2::Sha256 as sha2::Digest>::digest(&bytes).into();
         let content = match SourceText::decode(bytes) {
             Ok(source) => {
                 let reading = Box::new(Reading::new(&source, Reader::SKILLPKG));
@@ -135,14 +141,36 @@ impl Skill {
             file_name,
             dir_name,
             content,
+            digest,
+            broken_link: None,
         }
+    }
+
+    /// A skill whose file is a symbolic link to `target`, which is missing (or is no regular
+    /// file): agents skip it, and `validate` reports it.
+    pub(crate) fn broken_link(path: PathBuf, dir_name: String, target: String) -> Self {
+        let mut skill = Self::from_bytes(path, dir_name, Vec::new());
+        skill.broken_link = Some(target);
+        skill
+    }
+
+    /// What the skill file's link says, when it leads to no regular file.
+    pub(crate) fn link_target(&self) -> Option<&str> {
+        self.broken_link.as_deref()
+    }
+
+    /// The SHA-256 of the skill file's bytes.
+    pub(crate) fn digest(&self) -> &[u8; 32] {
+        &self.digest
     }
 
     /// Reads the skill file at `path` from disk.
     pub fn load(path: &Path) -> std::io::Result<Self> {
-        let bytes = read_file(path)?;
         let dir_name = folder_name(parent_dir(path));
-        Ok(Self::from_bytes(path.to_path_buf(), dir_name, bytes))
+        Ok(match read_skill_file(path)? {
+            Ok(bytes) => Self::from_bytes(path.to_path_buf(), dir_name, bytes),
+            Err(target) => Self::broken_link(path.to_path_buf(), dir_name, target),
+        })
     }
 
     /// The decoded text, or why it could not be decoded.
@@ -272,6 +300,24 @@ pub(crate) fn read_file(path: &Path) -> std::io::Result<Vec<u8>> {
         return Err(crate::fsx::too_large(path, MAX_SKILL_FILE_BYTES));
     }
     Ok(bytes)
+}
+
+/// The skill file at `path`: its bytes, or `Err` with the link's text when it is a symbolic
+/// link that leads to nothing (a missing target, a loop) or to a folder, which is a defect of
+/// the skill rather than of the machine. Other failures (a link to a device) are I/O errors.
+pub(crate) fn read_skill_file(path: &Path) -> std::io::Result<Result<Vec<u8>, String>> {
+    match read_file(path) {
+        Ok(bytes) => Ok(Ok(bytes)),
+        Err(error) => {
+            // A link to nothing or to a folder; a link to a device or a FIFO is refused as such.
+            let is_link = fs_err::symlink_metadata(path).is_ok_and(|meta| meta.is_symlink());
+            let broken = is_link && fs_err::metadata(path).map_or(true, |meta| meta.is_dir());
+            match fs_err::read_link(path) {
+                Ok(target) if broken => Ok(Err(target.to_string_lossy().into_owned())),
+                _ => Err(error),
+            }
+        }
+    }
 }
 
 /// The folder holding `path`; `.` for a bare file name.

@@ -13,8 +13,8 @@ pub(crate) fn fixture_set() -> Vec<(String, Vec<u8>)> {
         skill("valid-skill", "---\nname: valid-skill\ndescription: Formats dates. Use when the user asks about dates or times.\nlicense: Apache-2.0\ncompatibility: Requires Python 3.11+\nmetadata:\n  author: example-org\n  version: \"1.0\"\nallowed-tools: Read Bash(git:*)\n---\n# Valid skill\n\nSteps.\n"),
         ("invalid-utf8/SKILL.md".into(), b"---\nname: invalid-utf8\ndescription: Caf\xe9 menus\n---\nBody\n".to_vec()),
         ("bom-skill/SKILL.md".into(), b"\xef\xbb\xbf---\nname: bom-skill\ndescription: Has a byte-order mark.\n---\nBody\n".to_vec()),
-        ("crlf-skill/SKILL.md".into(), b"---\r\nname: crlf-skill\r\ndescription: Windows line endings.\r\nauthor: someone\r\n---\r\nBody\r\n".to_vec()),
-        ("cr-only/SKILL.md".into(), b"---\rname: cr-only\rdescription: Old Mac line endings.\rauthor: someone\r---\rBody\r".to_vec()),
+        ("crlf-skill/SKILL.md".into(), b"---\r\nname: crlf-skill\r\ndescription: Windows line endings.\r\nowner: someone\r\n---\r\nBody\r\n".to_vec()),
+        ("cr-only/SKILL.md".into(), b"---\rname: cr-only\rdescription: Old Mac line endings.\rmaintainer: someone\r---\rBody\r".to_vec()),
         ("lowercase-file/skill.md".into(), b"---\nname: lowercase-file\ndescription: The file is skill.md.\n---\nBody\n".to_vec()),
         ("mixed-case-file/Skill.md".into(), b"---\nname: mixed-case-file\ndescription: The file is Skill.md.\n---\nBody\n".to_vec()),
         skill("no-frontmatter", "# No frontmatter\n\nJust instructions.\n"),
@@ -52,8 +52,9 @@ pub(crate) fn fixture_set() -> Vec<(String, Vec<u8>)> {
         skill("license-list", "---\nname: license-list\ndescription: d\nlicense: [MIT]\n---\nBody\n"),
         skill("claude-code-values", "---\nname: claude-code-values\ndescription: Bad Claude Code values.\ncontext: forked\neffort: extreme\nuser-invocable: maybe\nshell: zsh\narguments: topic 1\nhooks: not-a-map\n---\nBody\n"),
         skill("metadata-values", "---\nname: metadata-values\ndescription: d\nmetadata:\n  version: 1.0\n  nested:\n    a: b\n---\nBody\n"),
-        skill("team-a/shared-name", "---\nname: shared-name\ndescription: First of two.\n---\nBody\n"),
-        skill("team-b/shared-name", "---\nname: shared-name\ndescription: Second of two.\n---\nBody\n"),
+        // Two skills of one name that one agent loads together: one `.claude/skills` folder.
+        skill("team/.claude/skills/shared-name", "---\nname: shared-name\ndescription: First of two.\n---\nBody\n"),
+        skill("team/.claude/skills/shared-name-old", "---\nname: shared-name\ndescription: Second of two.\n---\nBody\n"),
         skill("技能", "---\nname: 技能\ndescription: 中文描述 with <tag> after wide characters.\n---\n正文\n"),
     ];
     set.sort_by(|a, b| a.0.cmp(&b.0));
@@ -64,9 +65,16 @@ fn skill(dir: &str, text: &str) -> (String, Vec<u8>) {
     (format!("{dir}/SKILL.md"), text.as_bytes().to_vec())
 }
 
-/// Writes the fixture set under `skills/`.
+/// Writes the fixture set under `skills/`, and (on Unix) a skill whose SKILL.md is a link to
+/// nothing.
 pub(crate) fn write_fixture_set(context: &TestContext) {
     for (path, bytes) in fixture_set() {
         context.write(&format!("skills/{path}"), bytes);
+    }
+    #[cfg(unix)]
+    {
+        let dir = context.root().join("skills/dangling-link");
+        fs_err::create_dir_all(&dir).unwrap();
+        std::os::unix::fs::symlink("../moved-away/SKILL.md", dir.join("SKILL.md")).unwrap();
     }
 }

@@ -227,7 +227,9 @@ fn entries(archive: &Path) -> Vec<String> {
 #[test]
 fn lint_fix_leaves_null_values_alone_and_is_idempotent() {
     let context = TestContext::new();
-    let text = "---\nname: s\ndescription: A hostile-input fixture. Use when a hardening test needs a skill.\nallowed-tools:\nmodel:\npaths:\nmetadata:\n  version: 1.0\n  owner: null\n---\n\nBody.\n";
+    // `compatibility` is read by every agent (a `metadata` value, by none of Claude Code's, is
+    // not looked at).
+    let text = "---\nname: s\ndescription: A hostile-input fixture. Use when a hardening test needs a skill.\nallowed-tools:\nmodel:\npaths:\ncompatibility: 1.0\nmetadata:\n  owner: null\n---\n\nBody.\n";
     let path = context.skill("s", text);
     let lint = |extra: &[&str]| {
         let mut args = vec!["lint", "s", "--target", "claude-code"];
@@ -239,8 +241,8 @@ fn lint_fix_leaves_null_values_alone_and_is_idempotent() {
     let once = fs_err::read_to_string(&path).unwrap();
     assert_eq!(
         once,
-        text.replace("version: 1.0", "version: \"1.0\""),
-        "only the ambiguous version was quoted"
+        text.replace("compatibility: 1.0", "compatibility: \"1.0\""),
+        "only the ambiguous value was quoted"
     );
     let (_, _, stderr) = lint(&["--fix"]);
     assert!(stderr.contains("Fixed 0 problems"), "{stderr}");

@@ -237,14 +237,24 @@ fn write_general_fixtures(context: &TestContext) {
         "passes/sk309-short/references/api.md",
         format!("# API\n\n{}", "A line.\n".repeat(300)),
     );
-    c.lint_skill("fires/sk310-readme", "", "Steps.\n");
-    c.write("fires/sk310-readme/README.md", "# For people\n");
+    c.lint_skill(
+        "fires/sk310-readme",
+        "",
+        "Read [the API](references/api.md).\n",
+    );
+    c.write("fires/sk310-readme/references/api.md", "# API\n");
+    c.write(
+        "fires/sk310-readme/references/README.md",
+        "# For people\n\nQuick start.\n",
+    );
     c.lint_skill(
         "passes/sk310-readme",
         "",
         "Copy assets/README.md into the user's project.\n",
     );
     c.write("passes/sk310-readme/assets/README.md", "# Project\n");
+    // The skill's own page for people browsing the repository.
+    c.write("passes/sk310-readme/README.md", "# For people\n");
     let runs = "```bash\nscripts/run.sh\n```\n";
     c.lint_skill("fires/sk311-mode", "", runs);
     c.write("fires/sk311-mode/scripts/run.sh", "#!/bin/sh\necho hi\n");
@@ -1012,38 +1022,63 @@ fn a_backslash_link_is_reported_once() {
 }
 
 /// Findings of the rules across skills are filtered and suppressed like the others, whatever
-/// the skill's other findings: a duplicate name (SK601, on the `name` line) in a skill with a
-/// finding further down is still silenced by `--ignore` and by an inline disable.
+/// the skill's other findings: a near-duplicate description (SK602) in a skill with a finding
+/// further down is silenced by `--ignore` and by an inline disable. A duplicate name (SK601)
+/// is a load error, as `validate` reports it: `--ignore` chooses rules, but a comment cannot
+/// hide it.
 #[test]
 fn findings_across_skills_obey_ignore_and_inline_disables() {
     let c = TestContext::new();
     let body = "# Fixture\n\nSee [the guide](references/missing.md).\n";
+    let same = "Handles both copies of a description in the set tests. Use when a test needs it.";
     c.skill(
         "skills/dup",
-        &format!("---\nname: dup\ndescription: Handles the first copy of a name. Use when a test needs it.\n---\n\n{body}"),
+        &format!("---\nname: dup\ndescription: {same}\n---\n\n{body}"),
     );
     c.skill(
         "skills/dup-two",
-        &format!("---\n# skillpkg-disable-next-line SK108\nname: dup\ndescription: Handles the second copy of a name. Use when a test needs one.\n---\n\n{body}"),
+        &format!("---\n# skillpkg-disable-next-line SK108 SK601\nname: dup\ndescription: {same}\n---\n\n{body}"),
     );
     let (_, out, _) = run(c.lint(&["skills", "--format", "concise"]));
-    assert!(out.contains("SK601"), "{out}");
+    assert!(out.contains("SK601") && out.contains("SK602"), "{out}");
     assert!(out.contains("SK303") || out.contains("missing.md"), "{out}");
-    let (_, out, _) = run(c.lint(&["skills", "--format", "concise", "--ignore", "SK601"]));
-    assert!(!out.contains("SK601"), "{out}");
+    let second = |out: &str| -> Vec<String> {
+        out.lines()
+            .filter(|line| line.starts_with("skills/dup-two/"))
+            .map(str::to_owned)
+            .collect()
+    };
+    // The comment cannot hide the load errors, and counts as used.
+    assert!(
+        second(&out).iter().any(|line| line.contains("SK601")),
+        "{out}"
+    );
+    assert!(
+        !second(&out).iter().any(|line| line.contains("unused")),
+        "{out}"
+    );
+    let (_, out, _) = run(c.lint(&["skills", "--format", "concise", "--ignore", "SK601,SK602"]));
+    assert!(
+        !out.contains(": SK601 ") && !out.contains(": SK602 "),
+        "{out}"
+    );
     assert!(out.contains("missing.md"), "{out}");
-    // Inline: the disable on the name line silences it, and is not reported as unused.
+    // Inline: the disable on the description line silences SK602, and is not reported as
+    // unused.
     c.skill(
         "skills/dup-two",
-        &format!("---\n# skillpkg-disable-next-line SK108 SK601\nname: dup\ndescription: Handles the second copy of a name. Use when a test needs one.\n---\n\n{body}"),
+        &format!("---\nname: dup-two\n# skillpkg-disable-next-line SK602\ndescription: {same}\n---\n\n{body}"),
     );
     let (_, out, _) = run(c.lint(&["skills/dup-two", "skills/dup", "--format", "concise"]));
-    let second: Vec<&str> = out
-        .lines()
-        .filter(|line| line.contains("dup-two"))
-        .collect();
-    assert!(!second.iter().any(|line| line.contains("SK601")), "{out}");
-    assert!(!second.iter().any(|line| line.contains("unused")), "{out}");
+    assert!(out.contains("skills/dup/SKILL.md:3:14: SK602"), "{out}");
+    assert!(
+        !second(&out).iter().any(|line| line.contains("SK602")),
+        "{out}"
+    );
+    assert!(
+        !second(&out).iter().any(|line| line.contains("unused")),
+        "{out}"
+    );
 }
 
 /// Reports read only the lines their findings point at (lint keeps nothing else of ten thousand

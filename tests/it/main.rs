@@ -26,6 +26,7 @@ mod preview;
 mod property;
 mod registry;
 mod skills_ref;
+mod unseen;
 mod validate;
 
 /// Every `.rs` file next to this one is a module above, so no test is silently left out.

@@ -435,23 +435,30 @@ fn each_bad_input_on_its_own() {
     }
 }
 
+/// A SKILL.md that is a link to nothing is the repository's defect: a finding (exit 1), the
+/// other skills still checked. One that cannot be read as a file (a link to a device) is an
+/// I/O error naming it (exit 2).
 #[cfg(unix)]
 #[test]
-fn an_unreadable_skill_file_is_an_io_error_naming_it() {
+fn a_dangling_link_is_a_finding_and_an_unreadable_file_an_io_error() {
     let context = TestContext::new();
     context.skill("good", "---\nname: good\ndescription: d\n---\n");
     fs_err::create_dir_all(context.root().join("dangling")).unwrap();
     std::os::unix::fs::symlink("nowhere/SKILL.md", context.root().join("dangling/SKILL.md"))
         .unwrap();
     let (code, _, stderr) = run(context.validate(&[]));
+    assert_eq!(code, 1, "{stderr}");
+    assert!(
+        stderr.contains("error[SK017]: the skill file is a symbolic link to `nowhere/SKILL.md`")
+            && stderr.contains("Checked 2 skills "),
+        "{stderr}"
+    );
+    fs_err::create_dir_all(context.root().join("device")).unwrap();
+    std::os::unix::fs::symlink("/dev/null", context.root().join("device/SKILL.md")).unwrap();
+    let (code, _, stderr) = run(context.validate(&[]));
     assert_eq!(code, 2, "{stderr}");
     assert!(
-        stderr.contains("Checked 1 skill "),
-        "the readable skill is still checked: {stderr}"
-    );
-    assert!(
-        stderr
-            .contains("error: cannot read the skill file: failed to open file `dangling/SKILL.md`"),
+        stderr.contains("error: cannot read the skill file") && stderr.contains("device/SKILL.md"),
         "{stderr}"
     );
 }

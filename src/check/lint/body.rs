@@ -65,7 +65,7 @@ pub(super) fn check(cx: &LintContext<'_>, out: &mut Vec<Diagnostic>) {
     absolute_paths(text, cx, out);
     // The body only: in the frontmatter a backslash may be a YAML escape, which a fix would
     // break.
-    backslash_paths(text, cx.body_start, out);
+    backslash_paths(text, cx.body_start, &cx.fences, out);
     legacy_base_dir(cx, out);
 }
 
@@ -277,7 +277,120 @@ fn points_at_skill(path: &str, cx: &LintContext<'_>) -> bool {
         .any(|(at, _)| at + 1 < path.len() && cx.bundle.get(&path[at + 1..]).is_some())
 }
 
+/// Account names that stand for anyone (`/home/user`, `/Users/you`) or for a server's or
+/// container's default account (`/home/ubuntu`, `/home/runner`): a path under them is an
+/// illustration or someone else's machine, not the author's own home.
+const ANYONE: &[&str] = &[
+    "user",
+    "username",
+    "users",
+    "you",
+    "your",
+    "yourname",
+    "your-name",
+    "your_name",
+    "youruser",
+    "your-username",
+    "your_username",
+    "me",
+    "name",
+    "myname",
+    "myuser",
+    "example",
+    "someone",
+    "somebody",
+    "shared",
+    "public",
+    "default",
+    "guest",
+    "ubuntu",
+    "ec2-user",
+    "runner",
+    "node",
+    "app",
+    "vagrant",
+    "pi",
+    "admin",
+    "dev",
+    "developer",
+    "john",
+    "jane",
+    "johndoe",
+    "jdoe",
+    "foo",
+    "vscode",
+    "codespace",
+    "linuxbrew",
+    "agent",
+    "coder",
+    "jovyan",
+    "gitpod",
+    "circleci",
+    "jenkins",
+    "docker",
+];
+
+/// Whether the sentence before `at` puts the path on another machine (a server, a container, a
+/// host reached over `ssh`): a home folder there is that machine's, not the author's.
+fn elsewhere(text: &str, at: usize) -> bool {
+    let sentence = super::sentence_before(text, at).to_lowercase();
+    [
+        "server",
+        "remote",
+        "ssh ",
+        "container",
+        "docker",
+        "vm ",
+        "virtual machine",
+        "host ",
+    ]
+    .iter()
+    .any(|word| sentence.contains(word))
+}
+
+/// Whether `path` leads into a named person's home folder (`/home/alice/…`, `/Users/bob/…`,
+/// `C:\Users\carol\…`), which exists only on that person's machine.
+fn into_named_home(path: &str) -> bool {
+    let path = path.replace('\\', "/");
+    let rest = path
+        .strip_prefix("/home/")
+        .or_else(|| path.strip_prefix("/Users/"))
+        .or_else(|| {
+            let (drive, rest) = path.split_once(':')?;
+            (drive.len() == 1)
+                .then_some(rest)?
+                .strip_prefix("/Users/")
+                .or_else(|| rest.strip_prefix("/users/"))
+        });
+    let Some(rest) = rest else {
+        return false;
+    };
+    let Some((owner, below)) = rest.split_once('/') else {
+        return false;
+    };
+    let lower = owner.to_ascii_lowercase();
+    !below.is_empty()
+        && owner.chars().any(char::is_alphanumeric)
+        && owner
+            .chars()
+            .all(|c| c.is_alphanumeric() || matches!(c, '.' | '_' | '-'))
+        && !ANYONE.contains(&lower.as_str())
+        && !lower.starts_with("your")
+}
+
 fn absolute_paths(text: &str, cx: &LintContext<'_>, out: &mut Vec<Diagnostic>) {
+    // Each path once, where it first appears.
+    let from = out.len();
+    absolute_paths_each(text, cx, out);
+    let mut seen = std::collections::HashSet::new();
+    let mut index = 0;
+    out.retain(|diagnostic| {
+        index += 1;
+        index <= from || seen.insert(diagnostic.message.clone())
+    });
+}
+
+fn absolute_paths_each(text: &str, cx: &LintContext<'_>, out: &mut Vec<Diagnostic>) {
     let bytes = text.as_bytes();
     for prefix in ["/home/", "/Users/", "/root/"] {
         let mut ends = PathEnds::new(text);
@@ -293,8 +406,11 @@ fn absolute_paths(text: &str, cx: &LintContext<'_>, out: &mut Vec<Diagnostic>) {
                 continue;
             }
             let end = trim_punctuation(text, at, end);
-            if points_at_skill(&text[at..end], cx) && !talks_about(text, at, true) {
-                out.push(absolute(at..end, &text[at..end]));
+            let path = &text[at..end];
+            if (points_at_skill(path, cx) || (into_named_home(path) && !elsewhere(text, at)))
+                && !talks_about(text, at, true)
+            {
+                out.push(absolute(at..end, path));
             }
         }
     }
@@ -316,8 +432,11 @@ fn absolute_paths(text: &str, cx: &LintContext<'_>, out: &mut Vec<Diagnostic>) {
             continue;
         }
         let end = trim_punctuation(text, start, end);
-        if points_at_skill(&text[start..end], cx) && !talks_about(text, start, true) {
-            out.push(absolute(start..end, &text[start..end]));
+        let path = &text[start..end];
+        if (points_at_skill(path, cx) || (into_named_home(path) && !elsewhere(text, start)))
+            && !talks_about(text, start, true)
+        {
+            out.push(absolute(start..end, path));
         }
     }
 }
@@ -335,7 +454,8 @@ fn absolute(range: std::ops::Range<usize>, path: &str) -> Diagnostic {
         format!("`{path}` is an absolute path on one machine"),
     )
     .at(range)
-    .help("use a path relative to the skill folder, or `${CLAUDE_SKILL_DIR}/…`")
+    .note("it exists on the author's machine only; everyone else's agent finds nothing there")
+    .help("use a path relative to the skill folder (or `${CLAUDE_SKILL_DIR}/…`), or `~/…` for the user's own home")
 }
 
 /// The end of a path that starts at `start`: up to whitespace, a quote, a backtick or `)`.
@@ -353,13 +473,23 @@ fn path_end(text: &str, start: usize) -> usize {
 }
 
 /// Resource paths written with backslashes, from `from` on.
-fn backslash_paths(text: &str, from: usize, out: &mut Vec<Diagnostic>) {
+fn backslash_paths(
+    text: &str,
+    from: usize,
+    fences: &[std::ops::Range<usize>],
+    out: &mut Vec<Diagnostic>,
+) {
     let bytes = text.as_bytes();
     for folder in ["scripts\\", "references\\", "assets\\"] {
         let mut ends = PathEnds::new(text);
         for (at, _) in text[from..].match_indices(folder) {
             let at = from + at;
             if at > 0 && (bytes[at - 1].is_ascii_alphanumeric() || bytes[at - 1] == b'_') {
+                continue;
+            }
+            // Written for Windows on purpose: in a PowerShell or batch block, or on a line that
+            // says it is the Windows way.
+            if for_windows(text, at, fences) {
                 continue;
             }
             let end = ends.end(at);
@@ -380,6 +510,37 @@ fn backslash_paths(text: &str, from: usize, out: &mut Vec<Diagnostic>) {
             );
         }
     }
+}
+
+/// Whether the text at `at` is written for Windows: inside a PowerShell, `cmd` or batch fence,
+/// or on a line that names Windows or PowerShell.
+fn for_windows(text: &str, at: usize, fences: &[std::ops::Range<usize>]) -> bool {
+    let after = fences.partition_point(|fence| fence.start <= at);
+    let in_windows_fence = after
+        .checked_sub(1)
+        .map(|index| &fences[index])
+        .filter(|fence| fence.contains(&at))
+        .is_some_and(|fence| {
+            let language = super::fence_language(&text[fence.clone()]);
+            [
+                "powershell",
+                "pwsh",
+                "ps1",
+                "ps",
+                "cmd",
+                "bat",
+                "batch",
+                "doscon",
+            ]
+            .contains(&language.as_str())
+        });
+    let line = format!(
+        "{}{}",
+        super::line_before(text, at),
+        super::line_after(text, at)
+    )
+    .to_lowercase();
+    in_windows_fence || line.contains("windows") || line.contains("powershell")
 }
 
 /// Claude Code only: inline shell commands that would abort the invocation. The body and

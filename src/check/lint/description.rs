@@ -239,6 +239,26 @@ fn personal_word(text: &str) -> Option<(std::ops::Range<usize>, &str)> {
     if let Some(from) = start {
         words.push((from, end, !quoted && !code));
     }
+    // Second-person words in the "Use when…" clause describe the situation ("use when you
+    // need the numbers for your CRM"), as Anthropic's own descriptions do; before it, "you"
+    // speaks to the reader instead of saying what the skill does.
+    let lower_text = text[..end].to_lowercase();
+    let use_clause = [
+        "use when",
+        "use this when",
+        "use this skill when",
+        "use it when",
+        "use for",
+        "use if",
+    ]
+    .iter()
+    .filter_map(|phrase| lower_text.find(phrase))
+    .min()
+    .unwrap_or(end);
+    // A "I" among Roman numerals (`Type I`, `Phantom I, Phantom II`) is a number.
+    let roman = words
+        .iter()
+        .any(|&(from, to, _)| matches!(&text[from..to], "II" | "III" | "IV"));
     for (from, to, counted) in words {
         let word = &text[from..to];
         let before = text[..from].chars().next_back();
@@ -256,10 +276,14 @@ fn personal_word(text: &str) -> Option<(std::ops::Range<usize>, &str)> {
         if !counted || glued {
             continue;
         }
+        if first && word == "I" && (roman || numbered(text, from, was)) {
+            continue;
+        }
         if first {
             return Some((from..to, word));
         }
         if SECOND_PERSON.contains(&lower.as_str())
+            && from < use_clause
             && !["when", "if", "whenever", "unless", "once"].contains(&was.to_lowercase().as_str())
         {
             seconds += 1;
@@ -271,6 +295,20 @@ fn personal_word(text: &str) -> Option<(std::ops::Range<usize>, &str)> {
         }
     }
     None
+}
+
+/// Whether the `I` at `at`, after the word `previous`, is a numeral: it follows a capitalised
+/// word that is no sentence's first (`Type I`, `Stage I`), within a sentence.
+fn numbered(text: &str, at: usize, previous: &str) -> bool {
+    let capitalised = previous.chars().next().is_some_and(char::is_uppercase)
+        && previous.chars().skip(1).any(char::is_lowercase);
+    if !capitalised {
+        return false;
+    }
+    // The previous word starts a sentence ("When I…", "Then I…"): a pronoun follows.
+    let before = text[..at].trim_end();
+    let before = before[..before.len().saturating_sub(previous.len())].trim_end();
+    !(before.is_empty() || before.ends_with(['.', '!', '?', ':', ';', '(', '"', '\u{201C}']))
 }
 
 /// Claude Code only: the listing's per-entry cap.
@@ -352,6 +390,26 @@ mod tests {
     #[test]
     fn finds_personal_words_outside_quotes() {
         assert_eq!(personal_word("I can help you").map(|(_, w)| w), Some("I"));
+        // Roman numerals, and the situation a "Use when" clause describes, are not a person.
+        assert_eq!(personal_word("Classifies Type I and Type 2 errors."), None);
+        assert_eq!(
+            personal_word("Controls Phantom I, Phantom II speakers."),
+            None
+        );
+        assert_eq!(
+            personal_word(
+                "Summarises calls. Use when the team feels stretched and you need the numbers for your CRM."
+            ),
+            None
+        );
+        assert_eq!(
+            personal_word("Summarises calls. When I ask, it logs them.").map(|(_, w)| w),
+            Some("I")
+        );
+        assert_eq!(
+            personal_word("You can use this to summarise calls for your team.").map(|(_, w)| w),
+            Some("You")
+        );
         // "when you" speaks to the agent; one "your" is not a voice; two are.
         assert_eq!(personal_word("Use when you need it").map(|(_, w)| w), None);
         assert_eq!(personal_word("Checks your token").map(|(_, w)| w), None);

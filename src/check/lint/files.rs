@@ -146,7 +146,12 @@ fn run_directly<'a>(cx: &'a LintContext<'_>) -> BTreeSet<&'a str> {
             if !path.starts_with("scripts/") {
                 continue;
             }
-            let before = super::line_before(text, mention.range.start)
+            let line_before = super::line_before(text, mention.range.start);
+            // "`./scripts/x.py --all`": a code span that starts by running the script.
+            let runs_in_code_span = ["`./", "`${CLAUDE_SKILL_DIR}/", "`{baseDir}/"]
+                .iter()
+                .any(|start| line_before.ends_with(start));
+            let before = line_before
                 .trim_end_matches("./")
                 .trim_end_matches("${CLAUDE_SKILL_DIR}/")
                 .trim_end_matches("{baseDir}/")
@@ -171,6 +176,7 @@ fn run_directly<'a>(cx: &'a LintContext<'_>) -> BTreeSet<&'a str> {
             });
             let starts_command = before.ends_with("!`")
                 || told_to_run
+                || runs_in_code_span
                 || (in_code
                     && (before.is_empty()
                         || before.ends_with(['(', '|', ';', '&', '$'])
@@ -444,6 +450,7 @@ const PLACEHOLDER_WORDS: &[&str] = &[
     "baz",
     "xxx",
     "name",
+    "filename",
     "placeholder",
 ];
 
@@ -518,6 +525,102 @@ fn sibling_folders(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
         .collect()
 }
 
+/// How many missing paths of one skill are looked for on disk.
+const MAX_DISK_CHECKS: usize = 64;
+
+/// The folder of the file a linked `SKILL.md` leads to, when that is another folder.
+fn linked_folder(skill_file: &std::path::Path) -> Option<std::path::PathBuf> {
+    if !fs_err::symlink_metadata(skill_file).ok()?.is_symlink() {
+        return None;
+    }
+    let target = fs_err::canonicalize(skill_file).ok()?;
+    target.parent().map(std::path::Path::to_path_buf)
+}
+
+/// Whether the line holds a drawing of a folder tree (`├── references/x.md`): its paths are
+/// relative to the tree's top, which is seldom the skill.
+fn in_tree_drawing(text: &str, at: usize) -> bool {
+    super::line_before(text, at).contains(['├', '└', '│'])
+}
+
+/// A link whose last part has no extension and no trailing `/` (`internal-wiki/runbook`): a
+/// page of some site or wiki, not a file.
+fn extensionless(written: &str) -> bool {
+    !written.ends_with('/') && !written.rsplit('/').next().unwrap_or(written).contains('.')
+}
+
+/// A command that runs `./scripts/x.sh` from the current folder, in a skill with no such
+/// top folder at all: the user's project's script (a runbook's `./scripts/smoke-test.sh`), not
+/// one the skill forgot to ship.
+fn project_command(cx: &LintContext<'_>, mention: &Mention) -> bool {
+    let text = cx.text();
+    let rest = match mention.written.strip_prefix("./") {
+        Some(rest) => rest,
+        None if text[..mention.range.start].ends_with("./")
+            && !text[..mention.range.start].ends_with("../") =>
+        {
+            mention.written.as_str()
+        }
+        None => return false,
+    };
+    let top = rest.split('/').next().unwrap_or(rest);
+    in_shell_fence(cx, mention.range.start)
+        && !cx
+            .bundle
+            .files
+            .iter()
+            .any(|file| file.path.split('/').next() == Some(top) && file.path.contains('/'))
+}
+
+/// A "path" that is only dots and slashes (`...` in `![](...)`): syntax shown, not a file.
+fn not_a_path(written: &str) -> bool {
+    written.chars().all(|c| matches!(c, '.' | '/'))
+}
+
+/// Whether `at` is in a fenced block of Markdown or plain text: an example of what to write
+/// (a template, a sample table), whose paths are the example's, not the skill's.
+fn in_document_fence(cx: &LintContext<'_>, at: usize) -> bool {
+    let text = cx.text();
+    let after = cx.fences.partition_point(|fence| fence.start <= at);
+    after
+        .checked_sub(1)
+        .map(|index| &cx.fences[index])
+        .filter(|fence| fence.contains(&at))
+        .is_some_and(|fence| {
+            let language = super::fence_language(&text[fence.clone()]);
+            ["markdown", "md", "text", "txt", "plaintext", "mdx"].contains(&language.as_str())
+        })
+}
+
+/// Whether the command on the line writes the path at `at` rather than reads it: after `>`,
+/// `>>`, `tee`, `touch`, `mkdir`, `-o`/`--output`, or as the last of `cp`'s or `mv`'s paths.
+/// Such a path is in the user's project, made by the command.
+fn written_by_command(text: &str, at: usize) -> bool {
+    let before = super::line_before(text, at);
+    let trimmed = before.trim_end_matches(['`', '"', '\'', ' ']);
+    let last_word = trimmed.rsplit([' ', '`', '(']).next().unwrap_or("");
+    if trimmed.ends_with('>')
+        || matches!(
+            last_word,
+            "tee" | "touch" | "mkdir" | "-p" | "-o" | "--output" | "--out" | "--output-dir"
+        )
+        || before.ends_with("--output=")
+        || before.ends_with("--out=")
+    {
+        return true;
+    }
+    // `cp scripts/a.sh scripts/b.sh`: the second path is where the copy goes.
+    let words: Vec<&str> = trimmed.split_whitespace().collect();
+    words
+        .iter()
+        .rposition(|word| matches!(word.trim_start_matches(['`', '(']), "cp" | "mv" | "install"))
+        .is_some_and(|command| {
+            words[command + 1..]
+                .iter()
+                .any(|word| !word.starts_with('-'))
+        })
+}
+
 /// How many sibling folders, and how many missing paths, the sibling-skill check looks at.
 const MAX_SIBLINGS: usize = 1_000;
 const MAX_SIBLING_CHECKS: usize = 32;
@@ -583,6 +686,10 @@ pub(super) fn check_references(cx: &LintContext<'_>, out: &mut Vec<Diagnostic>) 
     // In the order written, so that a path written twice is reported where it first appears.
     found.sort_by_key(|mention| mention.range.start);
     let mut broken_seen = BTreeSet::new();
+    // Where relative paths also resolve when SKILL.md is a link into another folder: the
+    // author wrote them for the file's own folder.
+    let linked_dir = linked_folder(&cx.skill.path);
+    let mut disk_checks = 0;
     let mut plugin: Option<Option<std::path::PathBuf>> = None;
     let mut siblings: Option<Vec<std::path::PathBuf>> = None;
     let mut sibling_checks = 0;
@@ -598,6 +705,30 @@ pub(super) fn check_references(cx: &LintContext<'_>, out: &mut Vec<Diagnostic>) 
         };
         // Each path is judged once, where it first appears.
         if exists || !broken_seen.insert(mention.written.clone()) {
+            continue;
+        }
+        // The file list is what the walk kept; a file `.gitignore` leaves out (a committed
+        // file in an ignored folder), a nested skill's file or the folder of a linked SKILL.md
+        // is still on disk. Looked up for the first few missing paths only.
+        if disk_checks < MAX_DISK_CHECKS {
+            disk_checks += 1;
+            let written = mention.written.trim_end_matches('/');
+            let on_disk =
+                |dir: &std::path::Path| fs_err::symlink_metadata(dir.join(written)).is_ok();
+            if (mention.path.is_some() && on_disk(&cx.skill.dir))
+                || linked_dir.as_deref().is_some_and(on_disk)
+            {
+                continue;
+            }
+        }
+        if not_a_path(&mention.written)
+            || in_tree_drawing(text, mention.range.start)
+            || (mention.link && extensionless(&mention.written))
+            || project_command(cx, mention)
+            || (!mention.link && in_document_fence(cx, mention.range.start))
+            || (!mention.link && mention.written.ends_with('/'))
+            || written_by_command(text, mention.range.start)
+        {
             continue;
         }
         // In prose, a path with no extension is as often words (`references/appendix`).
@@ -670,13 +801,22 @@ fn extraneous_documents(cx: &LintContext<'_>, graph: &Graph, out: &mut Vec<Diagn
         let in_tests = lower
             .split('/')
             .any(|part| ["tests", "test", "fixtures", "node_modules"].contains(&part));
-        if EXTRANEOUS.contains(&name) && graph.depth(at).is_none() && !in_tests && !file.is_hidden()
+        // Only among the agent's documents: a README at the root or in `docs/` is the
+        // folder's page for people browsing the repository, and no agent loads it.
+        let among_references = lower
+            .strip_prefix("references/")
+            .is_some_and(|rest| !rest.contains('/'));
+        if EXTRANEOUS.contains(&name)
+            && among_references
+            && graph.depth(at).is_none()
+            && !in_tests
+            && !file.is_hidden()
         {
             out.push(
-                Diagnostic::warning(&EXTRANEOUS_DOCUMENT, format!("`{}` is written for people; agents never read it", file.path))
+                Diagnostic::warning(&EXTRANEOUS_DOCUMENT, format!("`{}` is written for people, among the agent's reference files", file.path))
                     .in_file(file.path.clone(), None)
-                    .note("SKILL.md does not send the agent to it, and it ships with every copy of the skill")
-                    .help("move what the agent needs into SKILL.md or references/, and keep the rest outside the skill folder"),
+                    .note("SKILL.md does not send the agent to it; an agent browsing references/ finds it beside the documents written for it")
+                    .help("move what the agent needs into SKILL.md or a reference it links, and the rest to the skill's root README or outside the skill"),
             );
         }
     }
@@ -831,7 +971,7 @@ fn has_toc(text: &str) -> bool {
 fn placeholder_pattern() -> &'static Regex {
     static PATTERN: OnceLock<Regex> = OnceLock::new();
     PATTERN.get_or_init(|| {
-        Regex::new(r"\bTODO[:(]|\[TODO\b|\bFIXME\b|\bTBD:|\bXXX:|(?i:lorem ipsum)")
+        Regex::new(r"\bTODO[:(]|\[TODO\b|\bFIXME[:(]|\bTBD:|\bXXX:|(?i:lorem ipsum dolor)")
             .expect("a valid pattern")
     })
 }
@@ -854,6 +994,16 @@ fn is_template(path: &str) -> bool {
 /// backticks), in quotes, or in a sentence that tells someone to find, remove or replace it.
 fn mentions_placeholder(text: &str, at: usize, fences: &[Range<usize>]) -> bool {
     if super::in_ranges(fences, at) {
+        return true;
+    }
+    // `TODO/FIXME`, `FIXME, TODO`: the markers named as a kind of comment.
+    let before_marker = text[..at].chars().next_back();
+    if before_marker.is_some_and(|c| matches!(c, '/' | ',')) {
+        return true;
+    }
+    // `// TODO: …` in prose: a code comment shown or offered, not a note to the author.
+    let head = text[..at].trim_end_matches(' ');
+    if head.ends_with("//") || head.ends_with("/*") {
         return true;
     }
     let line = super::line_before(text, at);
@@ -885,9 +1035,30 @@ fn mentions_placeholder(text: &str, at: usize, fences: &[Range<usize>]) -> bool 
         "don't",
         "e.g.",
         "example",
+        "comment",
+        "marker",
+        "add ",
+        "leave ",
+        "insert",
     ]
     .iter()
     .any(|word| sentence.contains(word))
+}
+
+/// Whether the skill is about to-do lists, whose `TODO:` lines are its subject, not leftovers.
+fn about_todos(cx: &LintContext<'_>) -> bool {
+    let Some(doc) = cx.doc else { return false };
+    let text = |field: Option<&crate::skill::model::Field<String>>| {
+        field
+            .and_then(|field| field.value.as_ref().ok())
+            .map(|value| value.to_lowercase())
+            .unwrap_or_default()
+    };
+    let name = text(doc.name.as_deref());
+    let description = text(doc.description.as_deref());
+    ["todo", "to-do", "checklist", "task list"]
+        .iter()
+        .any(|word| name.contains(word) || description.contains(word))
 }
 
 /// The finding for placeholder text `found`, placed by the caller.
@@ -901,6 +1072,7 @@ fn placeholder(found: &str) -> Diagnostic {
 
 pub(super) fn check_placeholders(cx: &LintContext<'_>, out: &mut Vec<Diagnostic>) {
     let pattern = placeholder_pattern();
+    let about_todos = about_todos(cx);
     let text = cx.text();
     let mut lines = BTreeSet::new();
     // A description that starts with placeholder text (init's `"TODO: …"`) is left over,
@@ -914,7 +1086,9 @@ pub(super) fn check_placeholders(cx: &LintContext<'_>, out: &mut Vec<Diagnostic>
         out.push(placeholder(found.as_str()).at(field.span.clone()));
     }
     for found in pattern.find_iter(text) {
-        if mentions_placeholder(text, found.start(), &cx.fences) {
+        if mentions_placeholder(text, found.start(), &cx.fences)
+            || (about_todos && found.as_str().contains("TODO"))
+        {
             continue;
         }
         if lines.insert(cx.source.position(found.start()).line) {
@@ -931,7 +1105,9 @@ pub(super) fn check_placeholders(cx: &LintContext<'_>, out: &mut Vec<Diagnostic>
         let mut seen = BTreeSet::new();
         let mut lines = LineCounter::new(content);
         for found in pattern.find_iter(content) {
-            if mentions_placeholder(content, found.start(), &fences) {
+            if mentions_placeholder(content, found.start(), &fences)
+                || (about_todos && found.as_str().contains("TODO"))
+            {
                 continue;
             }
             let line = lines.line(found.start());
@@ -975,9 +1151,31 @@ fn secret_kind(captures: &regex::Captures<'_>) -> &'static str {
     "a secret"
 }
 
+/// Whether an `sk-` match is text rather than a key: OpenAI and Anthropic keys are random
+/// letters of both cases and digits, so a run of words with no capital or no digit
+/// (`sk-learn-feature-pipeline-service-…`, a long service or package name) is a name.
+fn is_name_not_key(text: &str) -> bool {
+    let Some(body) = text.strip_prefix("sk-") else {
+        return false;
+    };
+    let body = body
+        .strip_prefix("ant-")
+        .or_else(|| body.strip_prefix("proj-"))
+        .or_else(|| body.strip_prefix("svcacct-"))
+        .unwrap_or(body);
+    let upper = body.chars().any(|c| c.is_ascii_uppercase());
+    let lower = body.chars().any(|c| c.is_ascii_lowercase());
+    let digit = body.chars().any(|c| c.is_ascii_digit());
+    !(upper && lower && digit)
+}
+
 /// Whether a match is an obvious example: `AKIAIOSFODNN7EXAMPLE`, `sk-ant-xxxx…`, a run like
-/// `A1B2C3D4E5` or `abcdef`, or a private key header with no key after it.
+/// `A1B2C3D4E5` or `abcdef`, a private key header with no key after it, or an `sk-` name that
+/// is words ([`is_name_not_key`]).
 fn is_example(text: &str, after: &str) -> bool {
+    if is_name_not_key(text) {
+        return true;
+    }
     let upper = text.to_ascii_uppercase();
     let tail: Vec<char> = text.chars().rev().take(20).collect();
     if upper.contains("EXAMPLE") || tail.iter().collect::<BTreeSet<_>>().len() <= 4 {
@@ -1087,6 +1285,16 @@ pub(super) fn check_secrets(cx: &LintContext<'_>, out: &mut Vec<Diagnostic>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_long_name_with_sk_is_no_key_and_a_key_is() {
+        let name = "sk-learn-feature-engineering-pipeline-service-for-tabular-data";
+        assert!(secret_pattern().is_match(name));
+        assert!(is_example(name, ""));
+        let key = format!("sk-proj-{}", "aB3dE6gH9jK2mN5pQ8sT1vW4yZ7".repeat(2));
+        assert!(secret_pattern().is_match(&key));
+        assert!(!is_example(&key, ""));
+    }
 
     #[test]
     fn finds_links_and_resource_paths() {

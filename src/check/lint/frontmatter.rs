@@ -91,7 +91,7 @@ pub(super) fn check(cx: &LintContext<'_>, out: &mut Vec<Diagnostic>) {
         return;
     };
     for (key, node) in &doc.entries {
-        if NON_TEXT_KEYS.contains(&key.value.as_str()) {
+        if NON_TEXT_KEYS.contains(&key.value.as_str()) || !read_by_a_target(cx, &key.value) {
             continue;
         }
         ambiguous_scalars(cx, yaml, *node, &shortened(&key.value), 0, out);
@@ -167,6 +167,25 @@ pub(super) fn check(cx: &LintContext<'_>, out: &mut Vec<Diagnostic>) {
                 );
             }
         }
+    }
+}
+
+/// Whether any of the skill's targets reads the value of `key`: how parsers type a value no
+/// agent reads (an unknown key, `metadata` where no target looks at it, a Claude Code key for
+/// Codex) changes nothing. `metadata` is read by claude.ai uploads (which keep its values) and
+/// by OpenClaw (its `openclaw` block).
+fn read_by_a_target(cx: &LintContext<'_>, key: &str) -> bool {
+    use crate::skill::model::KeyOrigin;
+    match crate::skill::model::known_key(key).map(|known| known.origin) {
+        None => false,
+        Some(KeyOrigin::ClaudeCode { .. }) => {
+            cx.targets.iter().any(|target| target.is_claude_code())
+        }
+        Some(KeyOrigin::Spec) if key == "metadata" => cx
+            .targets
+            .iter()
+            .any(|target| matches!(target, Target::ClaudeAi | Target::OpenClaw)),
+        Some(KeyOrigin::Spec) => true,
     }
 }
 
@@ -380,9 +399,26 @@ fn command_rule(segment: &str) -> Rule {
             break;
         }
     }
+    // `if pgrep x; then`, `! grep …`, `time make`: the command follows the keyword.
+    while words.peek().is_some_and(|word| {
+        matches!(
+            *word,
+            "if" | "while" | "until" | "then" | "do" | "else" | "elif" | "!" | "time"
+        )
+    }) {
+        words.next();
+    }
     let Some(program) = words.next() else {
         return Rule::None;
     };
+    // `"$DH" new`, `$APPLY check`, `${RUN}`: a program only known when it runs.
+    if program
+        .trim_start_matches(['"', '\'', '('])
+        .starts_with('$')
+        && !program.starts_with("$(")
+    {
+        return Rule::Arbitrary;
+    }
     let program = program
         .trim_start_matches(['(', '$'])
         .trim_start_matches('(');
@@ -428,10 +464,15 @@ fn command_rule(segment: &str) -> Rule {
     if !RUNS_ANYTHING.contains(&program) {
         return Rule::Narrow(program.to_owned());
     }
-    // An interpreter or runner counts with what it runs: `python3 scripts/x.py`, `uv run x`,
-    // `python3 -m json.tool`. Options before that (`uv run --with …`) make the rule guesswork.
-    let rest_words: Vec<&str> = words.collect();
-    if let [flag, module, ..] = rest_words.as_slice()
+    let rest: Vec<&str> = words.collect();
+    interpreter_rule(program, &rest, segment)
+}
+
+/// The rule for an interpreter or runner `program` (one of [`RUNS_ANYTHING`]) given
+/// `rest_words`: it counts with what it runs (`python3 scripts/x.py`, `uv run x`,
+/// `python3 -m json.tool`). Options before that (`uv run --with …`) make the rule guesswork.
+fn interpreter_rule(program: &str, rest_words: &[&str], segment: &str) -> Rule {
+    if let [flag, module, ..] = rest_words
         && *flag == "-m"
     {
         return Rule::Narrow(format!("{program} -m {module}"));
@@ -442,7 +483,7 @@ fn command_rule(segment: &str) -> Rule {
     let after_run = if first_is_run {
         &rest_words[1..]
     } else {
-        &rest_words[..]
+        rest_words
     };
     if after_run
         .first()
@@ -498,7 +539,90 @@ const RUNS_ANYTHING: &[&str] = &[
     "perl",
     "pwsh",
     "powershell",
+    // Wrappers that run the command they are given: `doppler run --command=…`,
+    // `op run -- …`, `timeout 60 make`.
+    "doppler",
+    "op",
+    "aws-vault",
+    "dotenv",
+    "timeout",
+    "nohup",
+    "nice",
+    "watch",
+    "stdbuf",
 ];
+
+/// Whether an argument placeholder asks the user for arguments.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Ask {
+    /// `$ARGUMENTS`, `$ARGUMENTS[0]`, or `$1` inside a command shown in inline code.
+    Yes,
+    /// A lone `$N` in prose: an argument, or a price.
+    Maybe,
+    /// Money (`$25,000`), a spreadsheet cell (`B$6`), a shell block's own `$1`, or the
+    /// placeholder named in a sentence about placeholders.
+    No,
+}
+
+/// How the placeholder `text` at `at` in `body` reads.
+fn ask(cx: &LintContext<'_>, body: &str, at: usize, text: &str) -> Ask {
+    let line = super::line_before(body, at);
+    let in_code = line.matches('`').count() % 2 == 1;
+    // The code span around it: the placeholder alone in it is named, in a sentence about
+    // placeholders ("`$ARGUMENTS` expands to…"), or used ("read `$ARGUMENTS[0]`").
+    let span_alone = in_code && line.ends_with('`') && body[at + text.len()..].starts_with('`');
+    if in_code && span_alone {
+        let sentence = format!(
+            "{}{}",
+            super::sentence_before(body, at),
+            super::line_after(body, at + text.len())
+        )
+        .to_lowercase();
+        // A table row naming it (`| `$ARGUMENTS` | all arguments |`) documents it too.
+        let about = line.trim_start().starts_with('|')
+            || [
+                "placeholder",
+                "substitut",
+                "expand",
+                "variable",
+                "replaced",
+                "syntax",
+                "format",
+                "not `$",
+                "$arguments`,",
+                "`$0`",
+                "`$1`,",
+            ]
+            .iter()
+            .any(|word| sentence.contains(word));
+        if about {
+            return Ask::No;
+        }
+    }
+    if text.starts_with("$ARGUMENTS") {
+        return Ask::Yes;
+    }
+    let digits = &text[1..];
+    if !digits.starts_with(|c: char| c.is_ascii_digit()) {
+        return Ask::No;
+    }
+    let after = body[at + text.len()..].chars().take(2).collect::<String>();
+    let money = digits.len() > 1
+        || (after.starts_with([',', '.', '-'])
+            && after[1..].starts_with(|c: char| c.is_ascii_digit()));
+    let cell = body[..at]
+        .chars()
+        .next_back()
+        .is_some_and(|c| c.is_ascii_alphanumeric());
+    if money || cell || cx.in_fence(cx.body_start + at) {
+        return Ask::No;
+    }
+    // `git checkout $1` in backticks is a command using the first argument, not a price.
+    if in_code && !span_alone {
+        return Ask::Yes;
+    }
+    Ask::Maybe
+}
 
 /// The narrow `Bash(…)` rules that would cover every command the body shows (in shell code
 /// blocks and inline `!` commands), when there are at most three: `git`, or an interpreter with
@@ -539,6 +663,47 @@ fn narrow_rules(cx: &LintContext<'_>) -> Option<Vec<String>> {
         if !block_rules(cx, &block, &mut rules) {
             return None;
         }
+    }
+    // A rule naming `{baseDir}` is one the agent must expand before it can match.
+    if rules
+        .iter()
+        .any(|rule| rule.contains("{baseDir}") || rule.contains('$'))
+    {
+        return None;
+    }
+    // Code in another language for the agent to run, or a request to write and run its own
+    // script: the skill needs a shell for more than the commands it shows.
+    let writes_code = cx.fences.iter().any(|fence| {
+        let language = super::fence_language(&text[fence.clone()]);
+        [
+            "python",
+            "py",
+            "python3",
+            "javascript",
+            "js",
+            "typescript",
+            "ts",
+            "ruby",
+            "rb",
+            "node",
+        ]
+        .contains(&language.as_str())
+    });
+    let body = cx.body().to_lowercase();
+    let writes_scripts = [
+        "write a script",
+        "write and run",
+        "write your own script",
+        "create a script",
+        "write a python",
+        "write a small script",
+        "inline script",
+        "ad-hoc script",
+    ]
+    .iter()
+    .any(|phrase| body.contains(phrase));
+    if writes_code || writes_scripts {
+        return None;
     }
     (!rules.is_empty()).then_some(rules)
 }
@@ -733,46 +898,31 @@ fn arguments(cx: &LintContext<'_>, out: &mut Vec<Diagnostic>) {
     };
     let body = cx.body();
     let placeholders = placeholders(body);
-    // `$1` in a shell block is the script's own parameter, `$25,000` and `$200` are money and
-    // `B$6` a spreadsheet cell: only `$ARGUMENTS` and a lone `$N` in prose ask for arguments.
-    let asks_for_arguments = |at: usize, text: &str| {
-        // In inline code, documentation of the placeholder rather than a use of it.
-        if super::line_before(body, at).matches('`').count() % 2 == 1 {
-            return false;
-        }
-        if text.starts_with("$ARGUMENTS") {
-            return true;
-        }
-        let digits = &text[1..];
-        if !digits.starts_with(|c: char| c.is_ascii_digit()) {
-            return false;
-        }
-        let after = body[at + text.len()..].chars().take(2).collect::<String>();
-        let money = digits.len() > 1
-            || (after.starts_with([',', '.', '-'])
-                && after[1..].starts_with(|c: char| c.is_ascii_digit()));
-        let cell = body[..at]
-            .chars()
-            .next_back()
-            .is_some_and(|c| c.is_ascii_alphanumeric());
-        !money && !cell && !cx.in_fence(cx.body_start + at)
-    };
-    // `$ARGUMENTS` asks for arguments; a lone `$5` in prose is as often a price ("minimum $5"),
-    // which Claude Code leaves as written when no fifth word is typed: two different indexes
-    // (`$1` and `$2`) are needed to read them as arguments.
-    let asking: Vec<&(usize, &str)> = placeholders
+    let asking: Vec<(&(usize, &str), Ask)> = placeholders
         .iter()
-        .filter(|(at, text)| asks_for_arguments(*at, text))
+        .map(|found| (found, ask(cx, body, found.0, found.1)))
+        .filter(|(_, ask)| *ask != Ask::No)
         .collect();
+    // A lone `$5` in prose is as often a price ("minimum $5"), which Claude Code leaves as
+    // written when no fifth word is typed: two different indexes (`$1` and `$2`) are needed
+    // to read such words as arguments.
     let indexes: std::collections::BTreeSet<&str> = asking
         .iter()
-        .filter(|(_, text)| !text.starts_with("$ARGUMENTS"))
-        .map(|(_, text)| *text)
+        .filter(|(_, ask)| *ask == Ask::Maybe)
+        .map(|((_, text), _)| *text)
         .collect();
     let first = asking
         .iter()
-        .find(|(_, text)| text.starts_with("$ARGUMENTS") || indexes.len() >= 2);
+        .find(|(_, ask)| *ask == Ask::Yes || indexes.len() >= 2)
+        .map(|(found, _)| *found);
+    // The hint is shown where the user types the skill's name; a skill only the model may
+    // invoke has nobody to show it to.
+    let user_invocable = doc
+        .user_invocable
+        .as_deref()
+        .is_none_or(|field| field.value != Ok(false));
     if doc.argument_hint.is_none()
+        && user_invocable
         && let Some((at, text)) = first
     {
         let start = cx.body_start + at;

@@ -177,6 +177,8 @@ pub(crate) struct LintContext<'a> {
     pub body_start: usize,
     /// Fenced code blocks in the body, as byte ranges of the text.
     pub fences: Vec<Range<usize>>,
+    /// The targets the skill is checked for.
+    pub targets: &'a [Target],
 }
 
 impl LintContext<'_> {
@@ -196,6 +198,9 @@ impl LintContext<'_> {
 /// Runs every lint rule over one skill for `targets`.
 pub fn lint(skill: &Skill, bundle: &Bundle, targets: &[Target]) -> Vec<Diagnostic> {
     let mut out = Vec::new();
+    if skill.link_target().is_some() {
+        return out;
+    }
     files::check_bundle(skill, bundle, &mut out);
     let Ok(source) = skill.source() else {
         return tag(out, targets);
@@ -216,6 +221,7 @@ pub fn lint(skill: &Skill, bundle: &Bundle, targets: &[Target]) -> Vec<Diagnosti
         doc: reading.doc.as_ref(),
         body_start,
         fences: fences(source.text(), body_start),
+        targets,
     };
     frontmatter::check(&cx, &mut out);
     description::check(&cx, &mut out);

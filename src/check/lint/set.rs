@@ -319,14 +319,17 @@ pub(crate) fn similar_descriptions<T: AsChecked>(checked: &mut [T]) {
         })
         .collect();
     let (vocabulary, lists) = Vocabulary::new(lists);
+    // Only skills one agent loads together are compared: the model never sees the others side
+    // by side.
+    let groups = group_numbers(checked);
     let mut best: Vec<Option<(f64, usize)>> = vec![None; checked.len()];
     // Copies of one description are 100% the same: each is matched with the first, and only
     // the first goes on to be compared with the rest, however many copies a generator made.
     let mut copy = vec![false; lists.len()];
-    let mut first_of: HashMap<&[u32], usize> = HashMap::new();
+    let mut first_of: HashMap<(u32, &[u32]), usize> = HashMap::new();
     for (index, words) in lists.iter().enumerate() {
         let Some(words) = words else { continue };
-        match first_of.get(words.as_slice()) {
+        match first_of.get(&(groups[index], words.as_slice())) {
             Some(&first) => {
                 best[index] = Some((1.0, first));
                 if best[first].is_none() {
@@ -335,7 +338,7 @@ pub(crate) fn similar_descriptions<T: AsChecked>(checked: &mut [T]) {
                 copy[index] = true;
             }
             None => {
-                first_of.insert(words, index);
+                first_of.insert((groups[index], words), index);
             }
         }
     }
@@ -353,7 +356,7 @@ pub(crate) fn similar_descriptions<T: AsChecked>(checked: &mut [T]) {
             })
         })
         .collect();
-    let mut index = Candidates::new(&compared, &vocabulary);
+    let mut index = Candidates::new(&compared, &groups, &vocabulary);
     let mut others = Vec::new();
     let (mut left_weighed, mut right_weighed) = (Vec::new(), Vec::new());
     for (a, left) in compared.iter().enumerate() {
@@ -361,6 +364,9 @@ pub(crate) fn similar_descriptions<T: AsChecked>(checked: &mut [T]) {
         index.of(a, &mut others);
         left_weighed.clear();
         for &b in &others {
+            if groups[a] != groups[b] {
+                continue;
+            }
             let Some(right) = &compared[b] else { continue };
             // Sharing most phrases settles it; the edit distance is for the rest.
             let shared = jaccard(&left.trigrams, &right.trigrams);
@@ -411,6 +417,20 @@ pub(crate) fn similar_descriptions<T: AsChecked>(checked: &mut [T]) {
     }
 }
 
+/// Each skill's load group ([`crate::check::load_group`]) as a small number.
+fn group_numbers<T: AsChecked>(checked: &[T]) -> Vec<u32> {
+    let mut numbers: HashMap<std::path::PathBuf, u32> = HashMap::new();
+    checked
+        .iter()
+        .map(|item| {
+            let next = small(numbers.len());
+            *numbers
+                .entry(crate::check::load_group(&item.checked().skill.path))
+                .or_insert(next)
+        })
+        .collect()
+}
+
 /// Where to find, for each description, the later ones worth comparing it with: those in one
 /// of its `MinHash` buckets whose signatures mostly agree, and those sharing a rare word pair.
 ///
@@ -459,7 +479,8 @@ fn runs<K: PartialEq, V>(sorted: &[(K, V)]) -> impl Iterator<Item = (usize, usiz
 }
 
 impl Candidates {
-    fn new(compared: &[Option<Compared>], vocabulary: &Vocabulary) -> Self {
+    /// `groups[i]` is description `i`'s load group: candidates come only from its own.
+    fn new(compared: &[Option<Compared>], groups: &[u32], vocabulary: &Vocabulary) -> Self {
         let seeds: Vec<u64> = (1..=HASHES as u64).map(mix).collect();
         let band_seeds: Vec<u64> = (0..BANDS as u64).map(|band| mix(band ^ 0xB4D5)).collect();
         let mut signatures = vec![0u32; compared.len() * HASHES];
@@ -467,7 +488,6 @@ impl Candidates {
         let described = compared.iter().flatten().count();
         let mut banded = Vec::with_capacity(described * BANDS);
         let mut signature = [u64::MAX; HASHES];
-        let mut hashes = Vec::new();
         for (index, item) in compared.iter().enumerate() {
             let Some(item) = item else { continue };
             signature.fill(u64::MAX);
@@ -476,10 +496,11 @@ impl Candidates {
                     *slot = (*slot).min(mix(shingle ^ seed));
                 }
             }
+            let group = mix(u64::from(groups[index]) ^ 0x6A09_E667);
             for (band, seed) in band_seeds.iter().enumerate() {
                 let key = signature[band * ROWS..(band + 1) * ROWS]
                     .iter()
-                    .fold(*seed, |acc, &h| mix(acc ^ h));
+                    .fold(*seed ^ group, |acc, &h| mix(acc ^ h));
                 banded.push((key, small(index)));
             }
             for (slot, value) in signatures[index * HASHES..(index + 1) * HASHES]
@@ -504,57 +525,7 @@ impl Candidates {
             }
         }
         memberships.sort_unstable();
-        // Which descriptions use each word pair: the list of every (pair, description) is the
-        // largest thing here, so it is made a part at a time, by the pairs' top hash bits (the
-        // parts, each sorted, are then in the order the whole list would be).
-        let mut rare = Vec::new();
-        let mut rare_docs = Vec::new();
-        // The part of a pair: its hash scaled to 0..PARTS, so that the parts keep hash order.
-        let part_of = |pair: u64| {
-            usize::try_from((u128::from(pair) * PARTS as u128) >> 64).expect("below PARTS")
-        };
-        let pairs = |index: usize, hashes: &mut Vec<u64>| {
-            compared[index].as_ref().map_or_else(Vec::new, |item| {
-                vocabulary.hashes_of(&item.words, hashes);
-                grams(hashes, 2)
-            })
-        };
-        let mut sizes = [0usize; PARTS];
-        for index in 0..compared.len() {
-            for pair in pairs(index, &mut hashes) {
-                sizes[part_of(pair)] += 1;
-            }
-        }
-        for (part, size) in sizes.into_iter().enumerate() {
-            let mut postings = Vec::with_capacity(size);
-            for index in 0..compared.len() {
-                postings.extend(
-                    pairs(index, &mut hashes)
-                        .into_iter()
-                        .filter(|&pair| part_of(pair) == part)
-                        .map(|pair| (pair, small(index))),
-                );
-            }
-            postings.sort_unstable();
-            let in_rare = runs(&postings)
-                .filter(|(start, end)| end - start <= RARE)
-                .map(|(start, end)| end - start)
-                .sum();
-            rare.reserve_exact(in_rare);
-            rare_docs.reserve_exact(in_rare);
-            for (start, end) in runs(&postings) {
-                // Past the cap the list is useless: a set phrase, not evidence.
-                if end - start <= RARE {
-                    let first = small(rare_docs.len());
-                    rare_docs.extend(postings[start..end].iter().map(|&(_, doc)| doc));
-                    let last = small(rare_docs.len());
-                    for &(_, doc) in &postings[start..end] {
-                        rare.push((doc, first, last));
-                    }
-                }
-            }
-        }
-        rare.sort_unstable();
+        let (rare, rare_docs) = rare_pairs(compared, groups, vocabulary);
         Self {
             signatures,
             banded,
@@ -639,6 +610,74 @@ impl Candidates {
         ranked.sort_unstable_by(|x, y| y.cmp(x));
         out.extend(ranked.into_iter().take(NEIGHBOURS).map(|(_, b)| b));
     }
+}
+
+/// The rare word pairs (those at most [`RARE`] descriptions of one group use): for each pair a
+/// run of `rare_docs` holding its descriptions, and `(description, start, end)` of each pair a
+/// description uses, sorted.
+fn rare_pairs(
+    compared: &[Option<Compared>],
+    groups: &[u32],
+    vocabulary: &Vocabulary,
+) -> (Vec<(u32, u32, u32)>, Vec<u32>) {
+    // Which descriptions use each word pair: the list of every (pair, description) is the
+    // largest thing here, so it is made a part at a time, by the pairs' top hash bits (the
+    // parts, each sorted, are then in the order the whole list would be).
+    let mut rare = Vec::new();
+    let mut rare_docs = Vec::new();
+    let mut hashes = Vec::new();
+    // The part of a pair: its hash scaled to 0..PARTS, so that the parts keep hash order.
+    let part_of =
+        |pair: u64| usize::try_from((u128::from(pair) * PARTS as u128) >> 64).expect("below PARTS");
+    // A pair is counted within its description's group: rare there is what matters.
+    let pairs = |index: usize, hashes: &mut Vec<u64>| {
+        compared[index].as_ref().map_or_else(Vec::new, |item| {
+            vocabulary.hashes_of(&item.words, hashes);
+            let group = mix(u64::from(groups[index]) ^ 0xBB67_AE85);
+            let mut pairs = grams(hashes, 2);
+            for pair in &mut pairs {
+                *pair = mix(*pair ^ group);
+            }
+            pairs
+        })
+    };
+    let mut sizes = [0usize; PARTS];
+    for index in 0..compared.len() {
+        for pair in pairs(index, &mut hashes) {
+            sizes[part_of(pair)] += 1;
+        }
+    }
+    for (part, size) in sizes.into_iter().enumerate() {
+        let mut postings = Vec::with_capacity(size);
+        for index in 0..compared.len() {
+            postings.extend(
+                pairs(index, &mut hashes)
+                    .into_iter()
+                    .filter(|&pair| part_of(pair) == part)
+                    .map(|pair| (pair, small(index))),
+            );
+        }
+        postings.sort_unstable();
+        let in_rare = runs(&postings)
+            .filter(|(start, end)| end - start <= RARE)
+            .map(|(start, end)| end - start)
+            .sum();
+        rare.reserve_exact(in_rare);
+        rare_docs.reserve_exact(in_rare);
+        for (start, end) in runs(&postings) {
+            // Past the cap the list is useless: a set phrase, not evidence.
+            if end - start <= RARE {
+                let first = small(rare_docs.len());
+                rare_docs.extend(postings[start..end].iter().map(|&(_, doc)| doc));
+                let last = small(rare_docs.len());
+                for &(_, doc) in &postings[start..end] {
+                    rare.push((doc, first, last));
+                }
+            }
+        }
+    }
+    rare.sort_unstable();
+    (rare, rare_docs)
 }
 
 /// The listing a skill is in: the Claude Code plugin that loads it (each plugin is installed,

@@ -252,7 +252,7 @@ impl Suppressions {
         if self.directives.is_empty() {
             return;
         }
-        diagnostics.retain(|diagnostic| {
+        diagnostics.retain_mut(|diagnostic| {
             if std::ptr::eq(diagnostic.rule, &raw const UNUSED_SUPPRESSION) {
                 return true;
             }
@@ -260,7 +260,21 @@ impl Suppressions {
                 (Some(span), None) => Some(source.position(span.start).line),
                 _ => None,
             };
-            !self.suppresses(diagnostic.rule, line)
+            if !self.suppresses(diagnostic.rule, line) {
+                return true;
+            }
+            // Agents skip the skill whatever a comment says: it stays, as `validate` reports
+            // it (the comment counts as used, so it is not also reported as stale).
+            if diagnostic.is_load_error() {
+                diagnostic.note = Some(match diagnostic.note.take() {
+                    Some(note) => format!(
+                        "{note}; a suppression comment cannot hide this: agents skip the skill"
+                    ),
+                    None => "a suppression comment cannot hide this: agents skip the skill".into(),
+                });
+                return true;
+            }
+            false
         });
     }
 

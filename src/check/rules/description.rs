@@ -113,7 +113,16 @@ fn check_spec(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     }
     let chars = description.chars().count();
     if chars > MAX_DESCRIPTION_CHARS {
-        out.push(too_long(chars, span.clone()));
+        let mut diagnostic = too_long(chars, span.clone());
+        if cx.target.warns_on_spec_limits() {
+            // OpenClaw's loader warns about a long description and loads the skill.
+            diagnostic.severity = crate::check::rule::Severity::Warning;
+            diagnostic.note = Some(format!(
+                "{} warns about this and loads the skill",
+                cx.target.display()
+            ));
+        }
+        out.push(diagnostic);
     }
     if cx.family() == Family::ClaudeAi && description.contains(['<', '>']) {
         let source = cx.text(&span);

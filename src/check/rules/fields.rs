@@ -19,7 +19,9 @@ pub(super) fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     match cx.family() {
         Family::Spec | Family::ClaudeAi => {
             text_type(out, "license", cx.doc.license.as_deref());
-            metadata(cx, out);
+            if !cx.target.structured_metadata() {
+                metadata(cx, out);
+            }
             wrong_type(
                 out,
                 "allowed-tools",

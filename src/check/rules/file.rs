@@ -2,7 +2,7 @@
 
 use crate::agent::{Family, Target};
 use crate::check::diagnostic::Diagnostic;
-use crate::check::rule::{INVALID_UTF8, SKILL_FILE_NAME, UTF8_BOM};
+use crate::check::rule::{BROKEN_SKILL_LINK, INVALID_UTF8, SKILL_FILE_NAME, UTF8_BOM};
 use crate::skill::text::{InvalidUtf8, SourceText};
 use crate::skill::{FileName, Skill};
 
@@ -32,6 +32,16 @@ pub(super) fn check_file_name(skill: &Skill, target: Target, out: &mut Vec<Diagn
             .help("rename it to `SKILL.md`"),
         ),
     }
+}
+
+/// A skill file that is a link to `target`, which leads to no regular file.
+pub(super) fn broken_link(target: &str) -> Diagnostic {
+    Diagnostic::error(
+        &BROKEN_SKILL_LINK,
+        format!("the skill file is a symbolic link to `{target}`, which is not a file"),
+    )
+    .note("agents follow the link, find nothing and skip the skill")
+    .help("point the link at the skill's SKILL.md, or remove the skill's folder")
 }
 
 pub(super) fn invalid_utf8(invalid: &InvalidUtf8) -> Diagnostic {

@@ -8,6 +8,9 @@ use crate::check::rule::{CLIENT_SPECIFIC_KEY, UNKNOWN_KEY};
 use crate::skill::model::{KNOWN_KEYS, KeyOrigin, known_key};
 use crate::skill::yaml::Style;
 
+/// The label of an unknown key that is no misspelling of a known one: the author's own.
+pub(crate) const OWN_KEY_LABEL: &str = "not a known key";
+
 const SPEC_KEYS_NOTE: &str =
     "the spec allows only name, description, license, compatibility, metadata and allowed-tools";
 
@@ -110,6 +113,7 @@ pub(super) fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
             None if (cx.target.is_claude_code() || cx.target.ignores_unknown_keys())
                 && suggest(&key.value).is_none() => {}
             None => {
+                let misspelt = suggest(&key.value);
                 let mut diagnostic =
                     if cx.target.is_claude_code() || cx.target.ignores_unknown_keys() {
                         Diagnostic::warning(
@@ -120,17 +124,31 @@ pub(super) fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
                                 key.value
                             ),
                         )
+                    } else if misspelt.is_none() && cx.target == Target::AgentSkills {
+                        // Not a typo: the author's own key. Agents that load by the spec ignore
+                        // it (its client guide says to load leniently); the strict readers
+                        // refuse it, and have targets of their own.
+                        Diagnostic::warning(
+                        &UNKNOWN_KEY,
+                        format!("`{}` is not a key of the spec", key.value),
+                    )
+                    .note("agents ignore it, but skills-ref and claude.ai uploads refuse the skill")
                     } else {
                         Diagnostic::error(&UNKNOWN_KEY, format!("unknown key `{}`", key.value))
                             .note(SPEC_KEYS_NOTE)
                     };
-                diagnostic = match suggest(&key.value) {
+                diagnostic = match misspelt {
                     Some(known) => diagnostic.help(format!("did you mean `{known}`?")),
                     None => diagnostic.help(
                         "remove it; extra properties belong under `metadata:` as string values",
                     ),
                 };
-                out.push(diagnostic.at(key.span.clone()).label("unknown key"));
+                let label = if misspelt.is_some() {
+                    "unknown key"
+                } else {
+                    OWN_KEY_LABEL
+                };
+                out.push(diagnostic.at(key.span.clone()).label(label));
             }
         }
     }

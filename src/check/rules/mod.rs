@@ -62,6 +62,10 @@ impl Context<'_> {
 pub fn check(skill: &Skill, target: Target) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     file::check_file_name(skill, target, &mut out);
+    if let Some(link) = skill.link_target() {
+        out.push(file::broken_link(link));
+        return out;
+    }
     let source = match skill.source() {
         Ok(source) => source,
         Err(invalid) => {

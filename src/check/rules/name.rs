@@ -56,6 +56,24 @@ fn missing(cx: &Context<'_>) -> Diagnostic {
 }
 
 fn check_spec(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
+    let from = out.len();
+    check_spec_name(cx, out);
+    if cx.target.warns_on_spec_limits() {
+        // OpenClaw's loader warns about a name outside the spec (and names a skill without
+        // one after its folder) and loads the skill all the same.
+        for diagnostic in &mut out[from..] {
+            if diagnostic.severity == crate::check::rule::Severity::Error {
+                diagnostic.severity = crate::check::rule::Severity::Warning;
+                diagnostic.note = Some(format!(
+                    "{} warns about this and loads the skill",
+                    cx.target.display()
+                ));
+            }
+        }
+    }
+}
+
+fn check_spec_name(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     let Some(field) = &cx.doc.name else {
         out.push(missing(cx));
         return;
@@ -96,12 +114,11 @@ fn check_spec(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         out.push(empty(cx, span));
         return;
     }
-    out.extend(check_name_text(
-        name,
-        Some(&cx.skill.dir_name),
-        cx.target,
-        span,
-    ));
+    let folder = cx
+        .target
+        .name_is_folder()
+        .then_some(cx.skill.dir_name.as_str());
+    out.extend(check_name_text(name, folder, cx.target, span));
 }
 
 fn empty(cx: &Context<'_>, span: Range<usize>) -> Diagnostic {

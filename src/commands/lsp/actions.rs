@@ -247,7 +247,11 @@ pub(crate) fn code_actions(
             if skill_file && let Some(fix) = &diagnostic.fix {
                 actions.push(fix_action(fix, source, doc, uri, &shown, cx.encoding));
             }
-            if skill_file && offered.insert((diagnostic.rule.code, shown.range.start.line)) {
+            // A load error cannot be suppressed (`validate` fails on it): no comment to offer.
+            if skill_file
+                && !diagnostic.is_load_error()
+                && offered.insert((diagnostic.rule.code, shown.range.start.line))
+            {
                 actions.extend(suppressions(
                     diagnostic,
                     &fresh,

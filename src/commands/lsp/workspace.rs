@@ -112,11 +112,10 @@ impl Workspace {
         let threads = crate::parallel::threads_for(&roots);
         let found = discover::walk_with_files(&roots, threads);
         let skills = common::without_fragments(&roots, common::each_once(&roots, found.skills));
-        let files = crate::commands::lint::files_per_skill(&skills, found.files);
         let finder = ConfigFinder::with_walk(self.cwd.clone(), &roots, &found.config_dirs);
         self.config_errors.clear();
-        let mut jobs = Vec::with_capacity(skills.len());
-        for (path, files) in skills.into_iter().zip(files) {
+        let mut planned = Vec::with_capacity(skills.len());
+        for path in skills {
             let dir = path.parent().unwrap_or(&path).to_path_buf();
             let config = match finder.for_dir(&dir) {
                 Ok(config) => config,
@@ -126,8 +125,32 @@ impl Workspace {
                 }
             };
             let targets = common::targets_for(&[], config.as_deref(), &dir);
-            jobs.push(((path, files, targets, config), dir));
+            planned.push((path, targets, config, dir));
         }
+        // As `lint` does: a SKILL.md Claude Code loads only as part of the skill around it is
+        // one of that skill's files.
+        let targeted: Vec<(PathBuf, Vec<crate::agent::Target>)> = planned
+            .iter()
+            .map(|(path, targets, _, _)| (path.clone(), targets.clone()))
+            .collect();
+        let parts = common::parts_of_skills(&targeted);
+        let mut other_files = found.files;
+        let mut index = 0;
+        planned.retain(|(path, _, _, _)| {
+            let part = parts[index];
+            index += 1;
+            if part {
+                other_files.push(path.clone());
+            }
+            !part
+        });
+        let skill_paths: Vec<PathBuf> = planned.iter().map(|(path, ..)| path.clone()).collect();
+        let files = crate::commands::lint::files_per_skill(&skill_paths, other_files);
+        let jobs: Vec<_> = planned
+            .into_iter()
+            .zip(files)
+            .map(|((path, targets, config, dir), files)| ((path, files, targets, config), dir))
+            .collect();
         let analysed =
             crate::parallel::map_in_order(&jobs, threads, |((path, files, targets, config), _)| {
                 analyse(

@@ -562,6 +562,49 @@ fn suppressions_and_fix_all_are_what_lint_would_do() {
     });
 }
 
+/// A load error (here YAML that does not parse) is offered no suppression: a comment could not
+/// hide it, since `validate` and `lint` fail on it whatever it says. A lint finding on the same
+/// file still is.
+#[test]
+fn a_load_error_is_offered_no_suppression() {
+    let cx = TestContext::new();
+    let text = "---\nname: notes\ndescription: Takes notes: use when asked\n---\n\n# Notes\n\nTODO: write the steps.\n";
+    let skill = cx.skill("skills/notes", text);
+    runtime().block_on(async {
+        let mut session = Session::start(cx.root()).await;
+        let uri = session.open(&skill, text);
+        let codes = lsp_findings(&session.diagnostics_for(&uri).await);
+        assert!(codes.iter().any(|(code, _)| code == "SK008"), "{codes:?}");
+        assert!(codes.iter().any(|(code, _)| code == "SK209"), "{codes:?}");
+        let titles = |actions: Vec<lsp_types::CodeAction>| -> Vec<String> {
+            actions.into_iter().map(|action| action.title).collect()
+        };
+        let on_yaml = titles(
+            session
+                .code_actions(&uri, Range::new(Position::new(2, 0), Position::new(2, 40)))
+                .await,
+        );
+        assert!(
+            !on_yaml
+                .iter()
+                .any(|title| title.starts_with("Suppress SK008")),
+            "{on_yaml:?}"
+        );
+        let on_todo = titles(
+            session
+                .code_actions(&uri, Range::new(Position::new(7, 0), Position::new(7, 5)))
+                .await,
+        );
+        assert!(
+            on_todo
+                .iter()
+                .any(|title| title.starts_with("Suppress SK209")),
+            "{on_todo:?}"
+        );
+        session.stop().await;
+    });
+}
+
 #[test]
 fn a_sibling_changing_updates_the_rules_across_skills() {
     let cx = TestContext::new();
