@@ -235,8 +235,15 @@ def peer_findings(c):
 
 
 def judgements():
+    """Each judged id's verdict (`tp`, `fp`, or `("moved", id)`); the last line for an id wins.
+    With `messages`, also the message each verdict was given for."""
+    return judgements_with_messages()[0]
+
+
+def judgements_with_messages():
     path = HERE / "judgements.tsv"
     out = {}
+    messages = {}
     if path.exists():
         for line in path.read_text().splitlines():
             if not line.strip() or line.startswith("#"):
@@ -244,6 +251,19 @@ def judgements():
             parts = line.split("\t")
             if len(parts) >= 3 and parts[1] in ("tp", "fp", "moved"):
                 out[parts[0]] = parts[1] if parts[1] != "moved" else ("moved", parts[2])
+                if len(parts) >= 4:
+                    messages[parts[0]] = parts[3]
+    return out, messages
+
+
+def current(every, judged, messages):
+    """The judgements that still apply: a finding whose message changed since it was judged
+    (the rule now says something else there) is judged again."""
+    out = dict(judged)
+    for f in every:
+        said = messages.get(f["id"])
+        if said is not None and said != f["message"] and out.get(f["id"]) in ("tp", "fp"):
+            del out[f["id"]]
     return out
 
 
@@ -292,7 +312,7 @@ def pct(value):
 
 
 def run(args):
-    judged = judgements()
+    judged, messages = judgements_with_messages()
     total_skills = 0
     every = []
     twice = []
@@ -316,7 +336,7 @@ def run(args):
     if args.collections:
         for name, skills, n in per_collection:
             print(f"  {name:<18} {skills:>5} skills {n:>5} findings")
-    rows, weighted, covered = precision_table(every, judged)
+    rows, weighted, covered = precision_table(every, current(every, judged, messages))
     print(f"{'rule':<8} {'fired':>6} {'judged':>7} {'precision':>9} {'to judge':>8}")
     for code, fired, n, precision, unjudged in rows:
         print(f"{code:<8} {fired:>6} {n:>7} {pct(precision):>9} {unjudged or '':>8}")
@@ -363,11 +383,11 @@ def load_run(path, half):
 
 
 def compare(args):
-    judged = judgements()
+    judged, messages = judgements_with_messages()
     before_skills, before, before_twice = load_run(args.before, args.half)
     after_skills, after, after_twice = load_run(args.after, args.half)
-    b_rows, b_weighted, _ = precision_table(before, judged)
-    a_rows, a_weighted, _ = precision_table(after, judged)
+    b_rows, b_weighted, _ = precision_table(before, current(before, judged, messages))
+    a_rows, a_weighted, _ = precision_table(after, current(after, judged, messages))
     b = {r[0]: r for r in b_rows}
     a = {r[0]: r for r in a_rows}
     print(f"| rule | fired before | precision before (judged) | fired after | precision after (judged) |")
@@ -384,8 +404,9 @@ def compare(args):
 
 def sample(args):
     """The findings of each rule's sample (or of `--rule`) that are not judged yet."""
-    judged = judgements()
+    judged, messages = judgements_with_messages()
     _, every, _ = load_run(args.findings, args.half)
+    judged = current(every, judged, messages)
     samples, _ = rule_samples(every, args.count)
     for code in sorted(samples):
         if args.rule and code != args.rule:

@@ -2,6 +2,7 @@
 """Recall on real defects planted into copies of real skills.
 
     benches/realworld/recall.py [--skillpkg target/release/skillpkg] [--peer] [--only ID] [--list]
+    benches/realworld/recall.py --cases benches/realworld/recall-heldout.json [--peer]
 
 Each case copies one real skill (checked out by `realworld.py fetch`) into its own repository
 under target/realworld/recall/<case>/, twice: as it is (the base) and with one defect planted
@@ -23,6 +24,7 @@ import argparse
 import collections
 import json
 import os
+import random
 import shutil
 import subprocess
 import sys
@@ -295,11 +297,79 @@ CASES = [
 ]
 
 
+def fake_secrets(text, seed):
+    """`text` with each `{{kind}}` replaced by a key of that kind, random but the same on every
+    run: the cases need real-looking keys, and the repository holds none."""
+    rng = random.Random(seed)
+    alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+    upper = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+
+    def pick(chars, n):
+        return "".join(rng.choice(chars) for _ in range(n))
+
+    kinds = {
+        "aws_key_id": lambda: "AKIA" + pick(upper, 16),
+        "aws_secret": lambda: pick(alphabet + "/+", 40),
+        "github_classic": lambda: "ghp_" + pick(alphabet, 36),
+        "github_fine": lambda: "github_pat_" + pick(alphabet, 22) + "_" + pick(alphabet, 59),
+        "anthropic": lambda: "sk-ant-api03-" + pick(alphabet + "-_", 93) + "AA",
+        "openai": lambda: "sk-proj-" + pick(alphabet + "-_", 120),
+        "google": lambda: "AIza" + pick(alphabet + "-_", 35),
+        "google_oauth": lambda: "GOCSPX-" + pick(alphabet + "-_", 28),
+        "slack": lambda: "xoxb-" + pick("0123456789", 11) + "-" + pick("0123456789", 13) + "-" + pick(alphabet, 24),
+        "key_body": lambda: "\n".join(pick(alphabet + "+/", 64) for _ in range(8)),
+    }
+    for kind, make in kinds.items():
+        while "{{" + kind + "}}" in text:
+            text = text.replace("{{" + kind + "}}", make(), 1)
+    return text
+
+
+def from_json(case):
+    """A case written as data (`--cases FILE`): its edits, applied in order to the skill's copy.
+
+    `{"op": "append", "text": …}` adds a paragraph to SKILL.md; `{"op": "replace", "old": …,
+    "new": …}` replaces text in SKILL.md (once; the old text must be there); `{"op": "set_key",
+    "key": …, "value": …}` sets a frontmatter key (`null` removes it); `{"op": "write", "path":
+    …, "text": …, "mode": "755"}` writes a file of the skill; `{"op": "symlink", "path": …,
+    "target": …}` replaces a file of the skill with a link; `{"op": "copy_skill", "suffix": …}`
+    copies the whole skill beside itself (its `name` unchanged)."""
+    def apply(skill, root):
+        for edit in case["edits"]:
+            edit = {key: fake_secrets(value, f"{case['id']}:{key}") if isinstance(value, str) else value
+                    for key, value in edit.items()}
+            op = edit["op"]
+            path = skill / "SKILL.md"
+            if op == "append":
+                path.write_text(append_body(path.read_text(), edit["text"]))
+            elif op == "replace":
+                text = path.read_text()
+                if edit["old"] not in text:
+                    sys.exit(f"{case['id']}: `{edit['old']}` is not in {path}")
+                path.write_text(text.replace(edit["old"], edit["new"], 1))
+            elif op == "set_key":
+                path.write_text(set_key(path.read_text(), edit["key"], edit["value"]))
+            elif op == "write":
+                write(skill, edit["path"], edit["text"], int(edit.get("mode", "644"), 8))
+            elif op == "symlink":
+                link = skill / edit["path"]
+                if link.exists() or link.is_symlink():
+                    link.unlink()
+                link.parent.mkdir(parents=True, exist_ok=True)
+                os.symlink(edit["target"], link)
+            elif op == "copy_skill":
+                shutil.copytree(skill, skill.parent / (skill.name + edit["suffix"]), symlinks=True)
+            else:
+                sys.exit(f"{case['id']}: unknown op {op}")
+    return apply
+
+
 def place(case_dir, placement, base):
-    """Copies the base skill into a repository of its own at `placement`."""
+    """Copies the base skill (a key of BASES, or a folder under target/realworld) into a
+    repository of its own at `placement`."""
     if case_dir.exists():
         shutil.rmtree(case_dir)
-    source = CHECKOUTS / BASES[base]
+    source = CHECKOUTS / BASES.get(base, base)
     if not (source / "SKILL.md").exists():
         sys.exit(f"{source} is missing: run `realworld.py fetch` first")
     skill = case_dir / placement / source.name
@@ -308,11 +378,17 @@ def place(case_dir, placement, base):
     return skill
 
 
-def lint(skillpkg, case_dir):
+def lint(skillpkg, case_dir, must=True):
+    """The codes `skillpkg lint` reports in `case_dir`, counted; `None` when it fails and
+    `must` is false (a mutant it cannot lint is a miss, with the reason printed)."""
     out = subprocess.run([skillpkg, "lint", "--format", "json", "--exit-zero", "."],
                          cwd=case_dir, capture_output=True)
     if out.returncode != 0:
-        sys.exit(f"{case_dir}: skillpkg lint exited {out.returncode}: {out.stderr.decode()[:2000]}")
+        message = f"{case_dir}: skillpkg lint exited {out.returncode}: {out.stderr.decode()[:2000]}"
+        if must:
+            sys.exit(message)
+        print(message, file=sys.stderr)
+        return None
     doc = json.loads(out.stdout)
     found = collections.Counter()
     for skill in doc["skills"]:
@@ -345,14 +421,20 @@ def main():
     parser.add_argument("--peer", action="store_true", help="also run agnix on every case")
     parser.add_argument("--only", help="run one case")
     parser.add_argument("--list", action="store_true", help="list the cases and exit")
+    parser.add_argument("--cases", help="run the cases of this JSON file instead (see from_json)")
     args = parser.parse_args()
     skillpkg = os.path.abspath(args.skillpkg)
+    cases = CASES
+    if args.cases:
+        data = json.loads(Path(args.cases).read_text())
+        cases = [(c["id"], c["base"], c["placement"], c["rule"], c["what"], from_json(c))
+                 for c in data["cases"]]
     if args.list:
-        for case in CASES:
-            print(f"{case[0]:<28} {case[3]}  {case[4]}  ({BASES[case[1]]}, in {case[2]})")
+        for case in cases:
+            print(f"{case[0]:<28} {case[3]}  {case[4]}  ({BASES.get(case[1], case[1])}, in {case[2]})")
         return
     rows = []
-    for case_id, base, placement, rule, what, mutate in CASES:
+    for case_id, base, placement, rule, what, mutate in cases:
         if args.only and case_id != args.only:
             continue
         base_dir = WORK / case_id / "base"
@@ -361,8 +443,8 @@ def main():
         skill = place(mutant_dir, placement, base)
         mutate(skill, mutant_dir)
         before = lint(skillpkg, base_dir)
-        after = lint(skillpkg, mutant_dir)
-        ours = after[rule] > before[rule]
+        after = lint(skillpkg, mutant_dir, must=False)
+        ours = after is not None and after[rule] > before[rule]
         theirs = None
         if args.peer:
             theirs = bool(agnix(mutant_dir) - agnix(base_dir))

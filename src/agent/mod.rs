@@ -16,7 +16,9 @@ pub(crate) mod gemini;
 pub(crate) mod js;
 mod target;
 
-pub(crate) use target::{ClawHub, KeyUse, agent_root, clawhub_package};
+pub(crate) use target::{
+    ClawHub, KeyUse, agent_root, clawhub_package, in_unmodelled_agents_folder,
+};
 pub use target::{DEFAULT_TARGETS, Family, Target, UnknownTarget};
 
 /// Every agent's reading of one SKILL.md text, for the fuzz targets and the linear-time tests:

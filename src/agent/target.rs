@@ -332,6 +332,14 @@ pub(crate) fn agent_folder_targets(folder: &str) -> Option<&'static [Target]> {
     })
 }
 
+/// Whether a skill in `dir` sits in the skills folder of an agent skillpkg does not model
+/// (`.cursor/skills`, `.kiro/skills`, …): an agent that loads SKILL.md by the open spec's client
+/// guide, which loads a skill whatever other keys it has. It is checked against the spec, but
+/// keys outside it are that agent's business, not a portability problem.
+pub(crate) fn in_unmodelled_agents_folder(dir: &std::path::Path) -> bool {
+    agent_root(dir).is_some_and(|(_, targets)| targets == DEFAULT_TARGETS)
+}
+
 /// How a skill folder came from ClawHub, OpenClaw's registry.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum ClawHub {

@@ -191,42 +191,60 @@ impl AsChecked for Checked {
 /// own and names its skills `plugin:name`, so two plugins' skills never clash.
 pub(crate) fn plugin_of(skill_file: &std::path::Path) -> Option<std::path::PathBuf> {
     let dir = without_dots(skill_file.parent()?);
-    let mut plugins: Vec<(std::path::PathBuf, Vec<std::path::PathBuf>)> = Vec::new();
+    cached(&PLUGIN_OF, &dir, || find_plugin(&dir))
+}
+
+/// [`plugin_of`] for the skill folder `dir` (without `.` parts). Each candidate plugin root is
+/// one of `dir`'s ancestors, looked up in the manifests' indexes: the work is the depth of the
+/// folder, however many plugins a marketplace lists.
+fn find_plugin(dir: &std::path::Path) -> Option<std::path::PathBuf> {
+    let loads = |root: &std::path::Path, declared: &[std::path::PathBuf]| {
+        dir.starts_with(root)
+            && (dir.parent() == Some(root.join("skills").as_path())
+                || declared
+                    .iter()
+                    .any(|path| dir == path || dir.parent() == Some(path.as_path())))
+    };
+    let mut best: Option<std::path::PathBuf> = None;
+    let mut consider = |root: std::path::PathBuf| {
+        if best
+            .as_ref()
+            .is_none_or(|seen| root.as_os_str().len() > seen.as_os_str().len())
+        {
+            best = Some(root);
+        }
+    };
     for folder in dir.ancestors().skip(1).take(8) {
         let facts = folder_facts(folder);
-        let manifest = folder.join(".claude-plugin/plugin.json");
         if facts.claude_plugin {
-            let declared = read_json(&manifest)
+            let manifest = folder.join(".claude-plugin/plugin.json");
+            let declared: Vec<std::path::PathBuf> = read_json(&manifest)
                 .map(|json| declared_skills(folder, json.get("skills")))
-                .unwrap_or_default();
-            plugins.push((folder.to_path_buf(), declared));
+                .unwrap_or_default()
+                .iter()
+                .map(|path| without_dots(path))
+                .collect();
+            let root = without_dots(folder);
+            if loads(&root, &declared) {
+                consider(root);
+            }
         }
         if facts.claude_marketplace {
-            let marketplace = folder.join(".claude-plugin/marketplace.json");
-            plugins.extend(marketplace_plugins(&marketplace).iter().cloned());
+            let index = marketplace_plugins(&folder.join(".claude-plugin/marketplace.json"));
+            for ancestor in dir.ancestors().skip(1) {
+                if let Some(declared) = index.get(ancestor)
+                    && loads(ancestor, declared)
+                {
+                    consider(ancestor.to_path_buf());
+                }
+            }
         }
         // Not past the repository: a manifest above it is someone else's.
         if facts.repository {
             break;
         }
     }
-    plugins
-        .into_iter()
-        .map(|(root, declared)| {
-            let root = without_dots(&root);
-            let declared: Vec<std::path::PathBuf> =
-                declared.iter().map(|d| without_dots(d)).collect();
-            (root, declared)
-        })
-        .filter(|(root, declared)| {
-            dir.starts_with(root)
-                && (dir.parent() == Some(root.join("skills").as_path())
-                    || declared
-                        .iter()
-                        .any(|path| &dir == path || dir.parent() == Some(path.as_path())))
-        })
-        .map(|(root, _)| root)
-        .max_by_key(|root| root.as_os_str().len())
+    best
 }
 
 /// What one agent loads together with a skill, among which names must differ: the Claude Code
@@ -238,6 +256,12 @@ pub(crate) fn plugin_of(skill_file: &std::path::Path) -> Option<std::path::PathB
 /// loads two of them. A package published to ClawHub (OpenClaw's registry) is installed alone.
 pub(crate) fn load_group(skill_file: &std::path::Path) -> std::path::PathBuf {
     let dir = without_dots(skill_file.parent().unwrap_or(std::path::Path::new("")));
+    cached(&LOAD_GROUP, &dir.clone(), || {
+        find_load_group(skill_file, dir)
+    })
+}
+
+fn find_load_group(skill_file: &std::path::Path, dir: std::path::PathBuf) -> std::path::PathBuf {
     // A package published to ClawHub is installed on its own.
     if crate::agent::clawhub_package(&dir) == Some(crate::agent::ClawHub::Published) {
         return dir;
@@ -299,7 +323,9 @@ type PathCache<T> =
 static FOLDER_FACTS: PathCache<FolderFacts> = std::sync::OnceLock::new();
 static JSON_FILES: PathCache<Option<std::sync::Arc<serde_json::Value>>> =
     std::sync::OnceLock::new();
-static MARKETPLACES: PathCache<std::sync::Arc<Vec<Plugin>>> = std::sync::OnceLock::new();
+static MARKETPLACES: PathCache<std::sync::Arc<PluginIndex>> = std::sync::OnceLock::new();
+static PLUGIN_OF: PathCache<Option<std::path::PathBuf>> = std::sync::OnceLock::new();
+static LOAD_GROUP: PathCache<std::path::PathBuf> = std::sync::OnceLock::new();
 
 /// Forgets what [`folder_facts`] and the plugin manifests said: a process that outlives one run
 /// (the language server) calls it when files may have changed.
@@ -315,6 +341,8 @@ pub(crate) fn forget_folders() {
     clear(&FOLDER_FACTS);
     clear(&JSON_FILES);
     clear(&MARKETPLACES);
+    clear(&PLUGIN_OF);
+    clear(&LOAD_GROUP);
 }
 
 /// `cache`'s value for `key`, computed by `compute` the first time (outside the lock: two
@@ -387,16 +415,26 @@ fn declared_skills(
         .collect()
 }
 
-/// The local plugins a marketplace file names (`"source": "./plugins/x"`), each with the skill
-/// folders its entry lists.
-fn marketplace_plugins(path: &std::path::Path) -> std::sync::Arc<Vec<Plugin>> {
+/// The local plugins a marketplace file names (`"source": "./plugins/x"`), each folder (without
+/// `.` parts) with the skill folders its entry lists.
+fn marketplace_plugins(path: &std::path::Path) -> std::sync::Arc<PluginIndex> {
     cached(&MARKETPLACES, path, || {
-        std::sync::Arc::new(read_marketplace(path))
+        let mut index = PluginIndex::new();
+        for (root, declared) in read_marketplace(path) {
+            index
+                .entry(without_dots(&root))
+                .or_default()
+                .extend(declared.iter().map(|path| without_dots(path)));
+        }
+        std::sync::Arc::new(index)
     })
 }
 
 /// A plugin's folder and the skill folders its manifest or marketplace entry lists.
 type Plugin = (std::path::PathBuf, Vec<std::path::PathBuf>);
+
+/// A marketplace's plugins by folder.
+type PluginIndex = std::collections::HashMap<std::path::PathBuf, Vec<std::path::PathBuf>>;
 
 fn read_marketplace(path: &std::path::Path) -> Vec<Plugin> {
     let root = path

@@ -102,7 +102,8 @@ fn is_skill_file(path: &Path) -> bool {
 }
 
 /// Whether the SKILL.md at `path` is a fragment rather than a skill: it has no frontmatter and
-/// its first non-blank line is an HTML comment. Reads at most the first 4 KiB.
+/// its first non-blank line is an HTML comment, with no `---` frontmatter right after the
+/// comments. Reads at most the first 4 KiB.
 pub(crate) fn is_fragment(path: &Path) -> bool {
     use std::io::Read as _;
     let Ok(file) = crate::fsx::open_regular(path) else {
@@ -114,7 +115,19 @@ pub(crate) fn is_fragment(path: &Path) -> bool {
     }
     let text = String::from_utf8_lossy(&head);
     let text = text.trim_start_matches('\u{feff}').trim_start();
-    !text.starts_with("---") && text.starts_with("<!--")
+    if text.starts_with("---") || !text.starts_with("<!--") {
+        return false;
+    }
+    // A banner comment above real frontmatter (`<!-- synced by … -->` then `---`) is a skill
+    // whose frontmatter agents miss, which SK004 reports, not a fragment.
+    let mut rest = text;
+    while let Some(comment) = rest.strip_prefix("<!--") {
+        let Some(end) = comment.find("-->") else {
+            return true;
+        };
+        rest = comment[end + 3..].trim_start();
+    }
+    !rest.starts_with("---")
 }
 
 /// What a walk found.
@@ -385,6 +398,22 @@ mod tests {
         assert_eq!(found(&inside), ["broken/SKILL.md"]);
         let fixture = root.join("skills/a/tests/fixtures/x");
         assert_eq!(found(&fixture), ["SKILL.md"]);
+    }
+
+    #[test]
+    fn a_banner_above_the_frontmatter_is_no_fragment() {
+        let tmp = tempfile::tempdir().unwrap();
+        let file = |text: &str| {
+            let path = tmp.path().join("SKILL.md");
+            fs_err::write(&path, text).unwrap();
+            is_fragment(&path)
+        };
+        assert!(file("<!--flavor:studio-->\nOnly the parts to splice in.\n"));
+        assert!(!file(
+            "<!-- Synced by a script. -->\n---\nname: x\ndescription: y\n---\n"
+        ));
+        assert!(!file("<!-- a --> <!-- b -->\n\n---\nname: x\n---\n"));
+        assert!(!file("---\nname: x\n---\n"));
     }
 
     #[test]

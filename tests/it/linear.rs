@@ -293,3 +293,46 @@ fn the_context_of_findings_on_one_line() {
         1_000,
     );
 }
+
+/// A marketplace listing thousands of plugins, each with a skill: finding each skill's plugin
+/// and load group looks up the folder's ancestors in the marketplace's index, not every plugin
+/// for every skill (which made `lint` quadratic in the plugins of one marketplace).
+#[test]
+fn a_marketplace_of_many_plugins() {
+    use crate::common::{TestContext, run};
+    let time = |n: usize| {
+        let cx = TestContext::new();
+        cx.write(".git/HEAD", "ref: refs/heads/main\n");
+        let plugins: Vec<String> = (0..n)
+            .map(|i| format!(r#"{{"name":"p{i}","source":"./plugins/p{i}"}}"#))
+            .collect();
+        cx.write(
+            ".claude-plugin/marketplace.json",
+            format!(
+                r#"{{"name":"m","owner":{{"name":"o"}},"plugins":[{}]}}"#,
+                plugins.join(",")
+            ),
+        );
+        for i in 0..n {
+            cx.skill(
+                &format!("plugins/p{i}/skills/s{i}"),
+                &format!("---\nname: s{i}\ndescription: Handles case {i} of the marketplace test. Use when a test needs case {i}.\n---\n\nSteps.\n"),
+            );
+        }
+        (0..2)
+            .map(|_| {
+                let started = Instant::now();
+                let (code, _, stderr) = run(cx.command(&["lint", ".", "--format", "concise"]));
+                assert!(code == 0 || code == 1, "{stderr}");
+                started.elapsed()
+            })
+            .min()
+            .expect("two runs")
+    };
+    let (small, large) = (time(250), time(1000));
+    let ratio = large.as_secs_f64() / small.as_secs_f64().max(1e-6);
+    assert!(
+        ratio <= 6.25,
+        "4x the plugins took {ratio:.1}x as long ({small:?} -> {large:?})"
+    );
+}

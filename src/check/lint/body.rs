@@ -205,6 +205,9 @@ fn squeeze_spaces(text: &str) -> String {
 /// a warning against it ("never", "don't", "instead of"), an explanation of a placeholder, or,
 /// with `examples`, an example.
 fn talks_about(text: &str, at: usize, examples: bool) -> bool {
+    if examples && in_example_block(text, at) {
+        return true;
+    }
     let line = super::sentence_before(text, at).to_lowercase();
     [
         "never",
@@ -220,6 +223,25 @@ fn talks_about(text: &str, at: usize, examples: bool) -> bool {
     .iter()
     .any(|word| line.contains(word))
         || (examples && ["e.g.", "example"].iter().any(|word| line.contains(word)))
+}
+
+/// Whether the lines just before the one `at` is on introduce an example or show one's output
+/// ("For example:", "Example output", "Verified on …"): the paths in it are the example's.
+/// Looks back at most [`super::CONTEXT_BYTES`].
+fn in_example_block(text: &str, at: usize) -> bool {
+    let mut from = at.saturating_sub(super::CONTEXT_BYTES);
+    while !text.is_char_boundary(from) {
+        from += 1;
+    }
+    let before = &text[from..at];
+    before.rsplit('\n').skip(1).take(3).any(|line| {
+        let line = line.trim().to_lowercase();
+        line.contains("example")
+            || line.contains("e.g.")
+            || line.starts_with("verified on")
+            || line.starts_with("sample")
+            || line.ends_with("output:")
+    })
 }
 
 /// Anything the path rules below could flag.
@@ -489,7 +511,7 @@ fn backslash_paths(
             }
             // Written for Windows on purpose: in a PowerShell or batch block, or on a line that
             // says it is the Windows way.
-            if for_windows(text, at, fences) {
+            if for_windows(text, at, fences) || not_for_a_shell(text, at, fences) {
                 continue;
             }
             let end = ends.end(at);
@@ -541,6 +563,30 @@ fn for_windows(text: &str, at: usize, fences: &[std::ops::Range<usize>]) -> bool
     )
     .to_lowercase();
     in_windows_fence || line.contains("windows") || line.contains("powershell")
+}
+
+/// Whether the text at `at` is no path for a shell: inside a fence of a file format whose paths
+/// are Windows-style by convention (an `MSBuild` project's `Include="src\**\*.cs"`), or in a
+/// sentence that shows it as what not to do.
+fn not_for_a_shell(text: &str, at: usize, fences: &[std::ops::Range<usize>]) -> bool {
+    let after = fences.partition_point(|fence| fence.start <= at);
+    let in_project_file = after
+        .checked_sub(1)
+        .map(|index| &fences[index])
+        .filter(|fence| fence.contains(&at))
+        .is_some_and(|fence| {
+            let language = super::fence_language(&text[fence.clone()]);
+            [
+                "xml", "csproj", "msbuild", "props", "targets", "vbproj", "fsproj", "sln",
+            ]
+            .contains(&language.as_str())
+        });
+    let line = super::line_before(text, at).to_lowercase();
+    in_project_file
+        || talks_about(text, at, false)
+        || line.contains("bad")
+        || line.contains("anti-pattern")
+        || line.contains("wrong")
 }
 
 /// Claude Code only: inline shell commands that would abort the invocation. The body and

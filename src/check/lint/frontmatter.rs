@@ -454,6 +454,20 @@ fn command_rule(segment: &str) -> Rule {
     if program.chars().any(|c| c.is_ascii_uppercase()) && !program.contains(['/', '.']) {
         return Rule::None;
     }
+    // `{baseUrl}/api/v1`: a template, not a program.
+    if program.starts_with('{') {
+        return Rule::None;
+    }
+    // `report-OWNER-YYYYMMDD.md`, `plan.json`: a file shown in a block, not a program.
+    let lower = program.to_ascii_lowercase();
+    if [
+        ".md", ".json", ".yaml", ".yml", ".txt", ".csv", ".html", ".log", ".xml", ".toml",
+    ]
+    .iter()
+    .any(|ext| lower.ends_with(ext))
+    {
+        return Rule::None;
+    }
     // What Claude Code runs without asking (`head`, `jq`, `grep`, `git status`) needs no rule.
     if matches!(
         Permissions::new::<&str>(&[]).verdict(segment.trim()),
@@ -570,7 +584,16 @@ fn ask(cx: &LintContext<'_>, body: &str, at: usize, text: &str) -> Ask {
     let in_code = line.matches('`').count() % 2 == 1;
     // The code span around it: the placeholder alone in it is named, in a sentence about
     // placeholders ("`$ARGUMENTS` expands to…"), or used ("read `$ARGUMENTS[0]`").
-    let span_alone = in_code && line.ends_with('`') && body[at + text.len()..].starts_with('`');
+    // The code span, when `at` is in one: placeholders alone in it (`$ARGUMENTS`,
+    // `$1 $2 $3`) are named; with a command around them they are used.
+    let span_alone = in_code && {
+        let opened = line.rfind('`').map_or(0, |at| at + 1);
+        let after = &body[at..];
+        let closed = after.find('`').unwrap_or(after.len());
+        let span = format!("{}{}", &line[opened..], &after[..closed]);
+        span.split_whitespace()
+            .all(|word| word.starts_with('$') || word == "…" || word == "...")
+    };
     if in_code && span_alone {
         let sentence = format!(
             "{}{}",
@@ -646,7 +669,19 @@ fn narrow_rules(cx: &LintContext<'_>) -> Option<Vec<String>> {
         let body = block.lines().skip(1).filter(|line| {
             !line.trim_start().starts_with("```") && !line.trim_start().starts_with("~~~")
         });
-        if ["", "bash", "sh", "shell", "zsh", "!"].contains(&language.as_str()) {
+        if language.is_empty() {
+            // A block with no language is shell only where it reads as commands: pseudocode
+            // (`next_action != same_action`, `a -> b`) is not run.
+            let lines: Vec<&str> = body.collect();
+            let pseudocode = lines.iter().any(|line| {
+                [" != ", " == ", " -> ", " → ", " := ", " <- "]
+                    .iter()
+                    .any(|mark| line.contains(mark))
+            });
+            if !pseudocode {
+                blocks.push(lines);
+            }
+        } else if ["bash", "sh", "shell", "zsh", "!"].contains(&language.as_str()) {
             blocks.push(body.collect());
         } else if language == "console" {
             // A terminal session: commands after the prompt, output otherwise.
@@ -747,6 +782,11 @@ fn block_rules(cx: &LintContext<'_>, block: &[&str], rules: &mut Vec<String>) ->
         if line.starts_with('#') {
             continue;
         }
+        // `cmd  # blocks until done; then …`: what follows ` #` is a comment, not commands.
+        let line = line
+            .split_once(" #")
+            .map_or(line, |(command, _)| command)
+            .trim_end();
         // A command substituted inside another (`--root "$(plugin-root)"`) runs too.
         let segments = line.split(['|', ';', '&']).flat_map(|segment| {
             segment

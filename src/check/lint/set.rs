@@ -768,6 +768,12 @@ fn over_budget<T: AsChecked>(
     let of = if key.ends_with(".claude/skills") {
         format!("`{}`", key.display())
     } else {
+        // The repository's own root is the empty path when it was walked as `.`.
+        let key = if key.as_os_str().is_empty() {
+            std::path::Path::new(".")
+        } else {
+            key
+        };
         let named = fs_err::canonicalize(key).unwrap_or_else(|_| key.to_path_buf());
         let name = named.file_name().map_or_else(
             || named.display().to_string(),

@@ -51,7 +51,19 @@ fn merge_when_to_use(cx: &Context<'_>) -> Option<Fix> {
 }
 
 pub(super) fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
+    // A skill in another agent's own folder is for that agent, which loads it whatever other
+    // keys it has: only a misspelt key matters there.
+    let lenient = cx.target == Target::AgentSkills
+        && crate::agent::in_unmodelled_agents_folder(&cx.skill.dir);
     for (key, _) in &cx.doc.entries {
+        let known = known_key(&key.value);
+        let own_or_client = match known {
+            Some(known) => !matches!(known.origin, KeyOrigin::Spec),
+            None => suggest(&key.value).is_none(),
+        };
+        if lenient && own_or_client && key.value != "when_to_use" {
+            continue;
+        }
         match known_key(&key.value).map(|known| known.origin) {
             Some(KeyOrigin::Spec) => {}
             Some(KeyOrigin::ClaudeCode { since }) => {
@@ -112,46 +124,47 @@ pub(super) fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
             // author's own notes, harmless there.
             None if (cx.target.is_claude_code() || cx.target.ignores_unknown_keys())
                 && suggest(&key.value).is_none() => {}
-            None => {
-                let misspelt = suggest(&key.value);
-                let mut diagnostic =
-                    if cx.target.is_claude_code() || cx.target.ignores_unknown_keys() {
-                        Diagnostic::warning(
-                            &UNKNOWN_KEY,
-                            format!(
-                                "{} ignores the unknown key `{}`",
-                                cx.target.display(),
-                                key.value
-                            ),
-                        )
-                    } else if misspelt.is_none() && cx.target == Target::AgentSkills {
-                        // Not a typo: the author's own key. Agents that load by the spec ignore
-                        // it (its client guide says to load leniently); the strict readers
-                        // refuse it, and have targets of their own.
-                        Diagnostic::warning(
-                        &UNKNOWN_KEY,
-                        format!("`{}` is not a key of the spec", key.value),
-                    )
-                    .note("agents ignore it, but skills-ref and claude.ai uploads refuse the skill")
-                    } else {
-                        Diagnostic::error(&UNKNOWN_KEY, format!("unknown key `{}`", key.value))
-                            .note(SPEC_KEYS_NOTE)
-                    };
-                diagnostic = match misspelt {
-                    Some(known) => diagnostic.help(format!("did you mean `{known}`?")),
-                    None => diagnostic.help(
-                        "remove it; extra properties belong under `metadata:` as string values",
-                    ),
-                };
-                let label = if misspelt.is_some() {
-                    "unknown key"
-                } else {
-                    OWN_KEY_LABEL
-                };
-                out.push(diagnostic.at(key.span.clone()).label(label));
-            }
+            None => out.push(unknown_key(cx, key)),
         }
     }
+}
+
+/// The finding about a key no agent knows: a misspelt known key, or the author's own.
+fn unknown_key(cx: &Context<'_>, key: &crate::skill::model::Spanned<String>) -> Diagnostic {
+    let misspelt = suggest(&key.value);
+    let mut diagnostic = if cx.target.is_claude_code() || cx.target.ignores_unknown_keys() {
+        Diagnostic::warning(
+            &UNKNOWN_KEY,
+            format!(
+                "{} ignores the unknown key `{}`",
+                cx.target.display(),
+                key.value
+            ),
+        )
+    } else if misspelt.is_none() && cx.target == Target::AgentSkills {
+        // Not a typo: the author's own key. Agents that load by the spec ignore
+        // it (its client guide says to load leniently); the strict readers
+        // refuse it, and have targets of their own.
+        Diagnostic::warning(
+            &UNKNOWN_KEY,
+            format!("`{}` is not a key of the spec", key.value),
+        )
+        .note("agents ignore it, but skills-ref and claude.ai uploads refuse the skill")
+    } else {
+        Diagnostic::error(&UNKNOWN_KEY, format!("unknown key `{}`", key.value)).note(SPEC_KEYS_NOTE)
+    };
+    diagnostic = match misspelt {
+        Some(known) => diagnostic.help(format!("did you mean `{known}`?")),
+        None => {
+            diagnostic.help("remove it; extra properties belong under `metadata:` as string values")
+        }
+    };
+    let label = if misspelt.is_some() {
+        "unknown key"
+    } else {
+        OWN_KEY_LABEL
+    };
+    diagnostic.at(key.span.clone()).label(label)
 }
 
 /// The known key closest to `key`: the same words written another way (`allowed_tools`,
