@@ -52,7 +52,12 @@ ROOT = HERE.parent.parent
 WORK = ROOT / "target" / "realworld"
 AGNIX = "agnix==0.59.3"
 SPLIT_SEED = 32
-HALVES = {"dev": ("tuned", "dev"), "held-out": ("held-out",), "all": ("tuned", "dev", "held-out")}
+HALVES = {
+    "dev": ("tuned", "dev"),
+    "held-out": ("held-out",),
+    "held-out-2": ("held-out-2",),
+    "all": ("tuned", "dev", "held-out", "held-out-2"),
+}
 
 
 class Collection:
@@ -72,7 +77,7 @@ def collections_list(half="all"):
             continue
         row = Collection(*line.split("\t"))
         if row.half not in HALVES["all"]:
-            sys.exit(f"repos.tsv: {row.name} has half `{row.half}`; expected tuned, dev or held-out")
+            sys.exit(f"repos.tsv: {row.name} has half `{row.half}`; expected one of {HALVES['all']}")
         if row.half in HALVES[half]:
             rows.append(row)
     return rows
@@ -85,7 +90,7 @@ def half_of(name):
 def draw(rows, seed):
     """The held-out collections: the untuned ones sorted by skill files (then name), in threes,
     two of each three drawn with the seed."""
-    drawn = sorted((c for c in rows if c.half != "tuned"), key=lambda c: (c.skill_files, c.name))
+    drawn = sorted((c for c in rows if c.half in ("dev", "held-out")), key=lambda c: (c.skill_files, c.name))
     rng = random.Random(f"realworld-split:{seed}")
     held = set()
     for start in range(0, len(drawn), 3):
@@ -98,8 +103,8 @@ def draw(rows, seed):
 def split(args):
     rows = collections_list()
     held = draw(rows, args.seed)
-    wrong = [c.name for c in rows if c.half != "tuned" and (c.name in held) != (c.half == "held-out")]
-    for half in ("tuned", "dev", "held-out"):
+    wrong = [c.name for c in rows if c.half in ("dev", "held-out") and (c.name in held) != (c.half == "held-out")]
+    for half in ("tuned", "dev", "held-out", "held-out-2"):
         names = [c for c in rows if c.half == half]
         print(f"{half:>8}: {len(names)} collections, {sum(c.skill_files for c in names)} skill files: "
               + ", ".join(c.name for c in names))
