@@ -259,16 +259,21 @@ impl Target {
 
     /// Whether the agent requires `name` to equal the skill's folder name. OpenClaw names a
     /// skill by its `name` and keeps folders for organisation only (its loader falls back to
-    /// the folder's name when `name` is missing); Claude Code has rules of its own.
+    /// the folder's name when `name` is missing); Claude Code has rules of its own. (Codex and
+    /// Gemini CLI, which also go by `name`, get the spec's rule as a warning:
+    /// [`Self::warns_on_spec_limits`].)
     pub(crate) fn name_is_folder(self) -> bool {
         self != Self::OpenClaw
     }
 
     /// Whether a `name` outside the spec's format (uppercase, `--`, other characters) or a
-    /// description over its length only draws a warning from the agent, which still loads the
-    /// skill: OpenClaw's loader warns and goes on.
+    /// description over its length only draws a warning at most from the agent, which still
+    /// loads the skill: OpenClaw's loader warns and goes on; Codex and Gemini CLI say nothing.
     pub(crate) fn warns_on_spec_limits(self) -> bool {
-        self == Self::OpenClaw
+        // Codex collapses whitespace and Gemini CLI replaces a few characters, and both load
+        // the skill whatever else the name holds; Codex cuts a long description to 1,024
+        // characters and Gemini CLI keeps it whole (`docs/agents.md`).
+        matches!(self, Self::OpenClaw | Self::Codex | Self::GeminiCli)
     }
 
     /// Whether the agent reads `metadata` as any structure rather than text values: OpenClaw

@@ -165,7 +165,7 @@ rules! {
         "What it does: checks that `name` does not start or end with `-` and has no `--`.\n\nWhy: the spec forbids both.\n\nExample: `name: -pdf` or `name: pdf--tools`.";
     NAME_FOLDER_MISMATCH = "SK108" "name-folder-mismatch" Error Validate No All
         "`name` differs from the skill's folder name"
-        "What it does: compares `name` with the name of the folder that holds SKILL.md (after NFKC).\n\nWhy: the spec requires them to be equal; Claude Code lists the skill under its folder name and ignores `name`.\n\nExample: `name: pdf-tools` in folder `pdf`.";
+        "What it does: compares `name` with the name of the folder that holds SKILL.md (after NFKC), for the targets that hold a skill to the spec; under Codex and Gemini CLI, which list and activate a skill by its `name` and load it whatever its folder, a warning. Not reported under Claude Code, which names a skill after its folder (that is what the model and the user call) and shows `name` only as a label beside it, nor under OpenClaw, whose folders are for organisation.\n\nWhy: the spec requires them to be equal, and skills-ref and claude.ai refuse the skill otherwise; a name changed without its folder is often a rename half done.\n\nExample: `name: pdf-tools` in folder `pdf`.";
     NAME_RESERVED_WORD = "SK109" "name-reserved-word" Error Validate No All
         "`name` contains a reserved word"
         "What it does: under claude-ai, flags names containing `anthropic` or `claude`.\n\nWhy: claude.ai uploads and the Skills API reject them.\n\nExample: `name: claude-helper`.";

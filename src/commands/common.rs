@@ -231,8 +231,10 @@ pub(crate) fn without_linked_copies(
 
 /// For each skill, whether it is a part of another rather than a skill: a `SKILL.md` in a
 /// folder below another skill's folder, checked only for Claude Code, which loads one
-/// `SKILL.md` per entry of a skills folder and never one nested deeper. Such a file is a
-/// document of the skill around it (a sub-guide it links), checked as one of its files.
+/// `SKILL.md` per entry of a skills folder and never one nested deeper; or one in another
+/// skill's `assets/`, `templates/`, `examples/` or `samples/`, whatever the targets. Such a file
+/// is a document of the skill around it (a sub-guide it links, a sample or template it ships),
+/// checked as one of its files.
 pub(crate) fn parts_of_skills(skills: &[(PathBuf, Vec<Target>)]) -> Vec<bool> {
     let dirs: std::collections::HashSet<&Path> = skills
         .iter()
@@ -241,15 +243,31 @@ pub(crate) fn parts_of_skills(skills: &[(PathBuf, Vec<Target>)]) -> Vec<bool> {
     skills
         .iter()
         .map(|(path, targets)| {
-            !targets.is_empty()
-                && targets.iter().all(|target| target.is_claude_code())
-                && path
-                    .parent()
-                    .into_iter()
-                    .flat_map(Path::ancestors)
-                    .skip(1)
-                    .take(crate::skill::discover::MAX_PART_DEPTH)
-                    .any(|dir| dirs.contains(dir))
+            let claude_only =
+                !targets.is_empty() && targets.iter().all(|target| target.is_claude_code());
+            let mut above = path
+                .parent()
+                .into_iter()
+                .flat_map(Path::ancestors)
+                .skip(1)
+                .take(crate::skill::discover::MAX_PART_DEPTH);
+            // Under another skill's `assets/`, `templates/` or `examples/`, a SKILL.md is that
+            // skill's material (a sample it tests, a template it copies) for every agent.
+            let in_material = path
+                .parent()
+                .into_iter()
+                .flat_map(Path::ancestors)
+                .skip(1)
+                .take(crate::skill::discover::MAX_PART_DEPTH)
+                .any(|dir| {
+                    dir.file_name()
+                        .and_then(|name| name.to_str())
+                        .is_some_and(|name| {
+                            matches!(name, "assets" | "templates" | "examples" | "samples")
+                        })
+                        && dir.parent().is_some_and(|parent| dirs.contains(parent))
+                });
+            in_material || (claude_only && above.any(|dir| dirs.contains(dir)))
         })
         .collect()
 }

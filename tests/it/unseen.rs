@@ -585,3 +585,110 @@ fn commands_are_read_for_what_they_run() {
     // `gh` and the `pgrep` of the condition: two narrow rules would do.
     assert!(has("skills/gh-only/SKILL.md", "SK505"));
 }
+
+/// Codex and Gemini CLI load a skill whatever its name looks like, and read YAML that strict
+/// parsers reject (Codex repairs it, Gemini CLI reads the `name:` and `description:` lines):
+/// warnings there, errors under the spec.
+#[test]
+fn what_codex_and_gemini_load_is_a_warning_not_an_error() {
+    let cx = TestContext::new();
+    cx.skill(
+        ".gemini/skills/startup-cto",
+        "---\nname: Startup CTO\ndescription: Advises on technical strategy: use when planning a product\n---\n\nAdvise.\n",
+    );
+    cx.skill(
+        ".agents/skills/exporter",
+        "---\nname: Report_Exporter\ndescription: Exports reports. Use when asked for a report.\n---\n\nExport.\n",
+    );
+    let (code, stdout, stderr) = run(cx.command(&["validate", ".", "--format", "concise"]));
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(
+        stdout.contains("SK008 warning") && stdout.contains("SK106 warning"),
+        "{stdout}"
+    );
+    let (code, stdout, _) = run(cx.command(&[
+        "validate",
+        ".",
+        "--format",
+        "concise",
+        "--target",
+        "agentskills",
+    ]));
+    assert_eq!(code, 1);
+    assert!(stdout.contains("SK008 error"), "{stdout}");
+}
+
+/// Round 5 of the text rules: money, another tool's `$1`, a heading naming `$ARGUMENTS`; a
+/// list under a key close to a known one; stand-in tokens; `ADR-XXX:` and "not lorem ipsum";
+/// a project's script in a shell block; a sample skill among another's assets.
+#[test]
+fn round_five_near_misses_stay_quiet_and_defects_still_fire() {
+    let cx = TestContext::new();
+    skill(
+        &cx,
+        ".claude/skills/pricing",
+        "",
+        "Plans go from $1 to $0 after the trial, and add-ons cost $0–$2K/mo.\n\n\
+         | Column | Command |\n|---|---|\n| first | `awk '{print $1}' data.txt` |\n\n\
+         ### Using $ARGUMENTS\n\nNothing to pass.\n",
+    );
+    skill(
+        &cx,
+        ".claude/skills/takes-one",
+        "",
+        "Open the ticket $1 and then $2.\n",
+    );
+    skill(
+        &cx,
+        "skills/bundle",
+        "agents:\n  - planner\n  - reviewer\n",
+        "Export `SLACK_BOT_TOKEN=xoxb-your-token`.\n\nTitles read `ADR-XXX: Title`, not lorem ipsum dolor text.\n\n\
+         ```bash\npython scripts/train.py --epochs 3\n```\n",
+    );
+    skill(&cx, "skills/typo", "agentt: planner\n", "Steps.\n");
+    skill(
+        &cx,
+        "skills/tester",
+        "",
+        "Run it on [the sample](assets/sample-skill/SKILL.md).\n",
+    );
+    cx.write(
+        "skills/tester/assets/sample-skill/SKILL.md",
+        "# A sample with no frontmatter\n",
+    );
+    let (found, _, stderr) = findings(&cx, &["."]);
+    let has = |file: &str, code: &str| codes_of(&found, file).contains(&code.to_owned());
+    assert!(
+        !has(".claude/skills/pricing/SKILL.md", "SK509"),
+        "{found:?}"
+    );
+    assert!(
+        has(".claude/skills/takes-one/SKILL.md", "SK509"),
+        "{found:?}"
+    );
+    let bundle = codes_of(&found, "skills/bundle/SKILL.md");
+    for code in ["SK702", "SK209", "SK303"] {
+        assert!(
+            !bundle.contains(&code.to_owned()),
+            "{code}: {bundle:?} {stderr}"
+        );
+    }
+    // A list under `agents` is the author's own key (a warning under the spec), not a
+    // misspelt `agent`, which takes one agent type; `agentt: planner` is one.
+    let (code, stdout, _) = run(cx.command(&["validate", "skills/bundle", "--format", "concise"]));
+    assert_eq!(code, 0, "{stdout}");
+    assert!(
+        stdout.contains("SK012 warning: `agents` is not a key of the spec"),
+        "{stdout}"
+    );
+    let (code, stdout, _) = run(cx.command(&["validate", "skills/typo", "--format", "concise"]));
+    assert_eq!(code, 1, "{stdout}");
+    assert!(
+        stdout.contains("SK012 error: unknown key `agentt`"),
+        "{stdout}"
+    );
+    assert!(
+        !found.contains_key("skills/tester/assets/sample-skill/SKILL.md"),
+        "{found:?}"
+    );
+}

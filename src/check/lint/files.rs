@@ -549,20 +549,15 @@ fn extensionless(written: &str) -> bool {
     !written.ends_with('/') && !written.rsplit('/').next().unwrap_or(written).contains('.')
 }
 
-/// A command that runs `./scripts/x.sh` from the current folder, in a skill with no such
-/// top folder at all: the user's project's script (a runbook's `./scripts/smoke-test.sh`), not
-/// one the skill forgot to ship.
+/// A command in a shell block that runs `scripts/x.sh` (or `./scripts/x.sh`) in a skill with
+/// no such top folder at all: the user's project's script (a runbook's
+/// `./scripts/smoke-test.sh`, a "common commands" block's `python scripts/train.py`), not one
+/// the skill forgot to ship. Prose and links are still checked.
 fn project_command(cx: &LintContext<'_>, mention: &Mention) -> bool {
-    let text = cx.text();
-    let rest = match mention.written.strip_prefix("./") {
-        Some(rest) => rest,
-        None if text[..mention.range.start].ends_with("./")
-            && !text[..mention.range.start].ends_with("../") =>
-        {
-            mention.written.as_str()
-        }
-        None => return false,
-    };
+    let rest = mention
+        .written
+        .strip_prefix("./")
+        .unwrap_or(mention.written.as_str());
     let top = rest.split('/').next().unwrap_or(rest);
     in_shell_fence(cx, mention.range.start)
         && !cx
@@ -996,9 +991,14 @@ fn mentions_placeholder(text: &str, at: usize, fences: &[Range<usize>]) -> bool 
     if super::in_ranges(fences, at) {
         return true;
     }
-    // `TODO/FIXME`, `FIXME, TODO`: the markers named as a kind of comment.
+    // `TODO/FIXME`, `FIXME, TODO`: the markers named as a kind of comment; `ADR-XXX:` a
+    // numbering pattern.
     let before_marker = text[..at].chars().next_back();
-    if before_marker.is_some_and(|c| matches!(c, '/' | ',')) {
+    if before_marker.is_some_and(|c| matches!(c, '/' | ',' | '-')) {
+        return true;
+    }
+    // `[TODO LIST](…)`: the title of a page linked to.
+    if text[at..].starts_with("[TODO") && super::line_after(text, at).contains("](") {
         return true;
     }
     // `// TODO: …` in prose: a code comment shown or offered, not a note to the author.
@@ -1040,6 +1040,7 @@ fn mentions_placeholder(text: &str, at: usize, fences: &[Range<usize>]) -> bool 
         "add ",
         "leave ",
         "insert",
+        "not ",
     ]
     .iter()
     .any(|word| sentence.contains(word))
@@ -1176,6 +1177,24 @@ fn is_example(text: &str, after: &str) -> bool {
     if is_name_not_key(text) {
         return true;
     }
+    // `xoxb-your-token`, `ghp_your_token_here`, `sk-test-dummy…`: a stand-in, in words.
+    let lower = text.to_ascii_lowercase();
+    if [
+        "your",
+        "token",
+        "here",
+        "dummy",
+        "fake",
+        "sample",
+        "placeholder",
+        "redacted",
+        "xxxx",
+    ]
+    .iter()
+    .any(|word| lower.contains(word))
+    {
+        return true;
+    }
     let upper = text.to_ascii_uppercase();
     let tail: Vec<char> = text.chars().rev().take(20).collect();
     if upper.contains("EXAMPLE") || tail.iter().collect::<BTreeSet<_>>().len() <= 4 {
@@ -1206,7 +1225,8 @@ fn is_example(text: &str, after: &str) -> bool {
             .chars()
             .filter(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '/' | '='))
             .count();
-        return base64 < 40;
+        // A body cut short (`MIIEvQ...`) is an illustration of the format.
+        return base64 < 40 || body.contains("...") || body.contains('…');
     }
     false
 }

@@ -581,6 +581,15 @@ enum Ask {
 /// How the placeholder `text` at `at` in `body` reads.
 fn ask(cx: &LintContext<'_>, body: &str, at: usize, text: &str) -> Ask {
     let line = super::line_before(body, at);
+    // A heading that names it ("### Using $ARGUMENTS"), an example of another file in a
+    // Markdown or YAML block, or a sentence saying it is unused: not a use.
+    let rest = super::line_after(body, at + text.len());
+    if line.trim_start().starts_with('#')
+        || in_example_fence(cx, cx.body_start + at)
+        || rest.trim_start().starts_with("(unused")
+    {
+        return Ask::No;
+    }
     let in_code = line.matches('`').count() % 2 == 1;
     // The code span around it: the placeholder alone in it is named, in a sentence about
     // placeholders ("`$ARGUMENTS` expands to…"), or used ("read `$ARGUMENTS[0]`").
@@ -640,11 +649,55 @@ fn ask(cx: &LintContext<'_>, body: &str, at: usize, text: &str) -> Ask {
     if money || cell || cx.in_fence(cx.body_start + at) {
         return Ask::No;
     }
-    // `git checkout $1` in backticks is a command using the first argument, not a price.
     if in_code && !span_alone {
+        // `awk '{print $1}'`: the field of another tool's program, not an argument.
+        let span = line.rsplit('`').next().unwrap_or(line);
+        if ["awk", "sed", "perl", "'{", "\"{"]
+            .iter()
+            .any(|tool| span.contains(tool))
+        {
+            return Ask::No;
+        }
+        // `git checkout $1` in backticks is a command using the first argument.
         return Ask::Yes;
     }
-    Ask::Maybe
+    if in_code || !priced(line, rest) {
+        Ask::Maybe
+    } else {
+        Ask::No
+    }
+}
+
+/// Whether a `$N` in prose, with `before` and `after` it on its line, is money: a unit or a
+/// range right after it (`$5/mo`, `$2K`, `$0–$2K`), or a line about prices ("plans cost",
+/// "per month", "budget").
+fn priced(before: &str, after: &str) -> bool {
+    if after.starts_with(['–', '—', '/', '+', '%', 'k', 'K', 'm', 'M', 'b', 'B']) {
+        return true;
+    }
+    let line = format!("{before}{after}").to_lowercase();
+    [
+        "cost", "price", "pricing", "plan", "trial", "month", "/mo", "year", "budget", "pay",
+        "fee", "credit", "charge", "spend", "usd", "dollar", "cent", "revenue", "mrr", "arr",
+        "salary", "invoice", "discount",
+    ]
+    .iter()
+    .any(|word| line.contains(word))
+}
+
+/// Whether `offset` (in the text) is in a fenced block of Markdown, YAML or plain text: an
+/// example of another file, such as a SKILL.md the skill teaches how to write.
+fn in_example_fence(cx: &LintContext<'_>, offset: usize) -> bool {
+    let text = cx.text();
+    let after = cx.fences.partition_point(|fence| fence.start <= offset);
+    after
+        .checked_sub(1)
+        .map(|index| &cx.fences[index])
+        .filter(|fence| fence.contains(&offset))
+        .is_some_and(|fence| {
+            let language = super::fence_language(&text[fence.clone()]);
+            ["markdown", "md", "yaml", "yml", "text", "txt", "mdx"].contains(&language.as_str())
+        })
 }
 
 /// The narrow `Bash(…)` rules that would cover every command the body shows (in shell code

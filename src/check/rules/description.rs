@@ -115,12 +115,18 @@ fn check_spec(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     if chars > MAX_DESCRIPTION_CHARS {
         let mut diagnostic = too_long(chars, span.clone());
         if cx.target.warns_on_spec_limits() {
-            // OpenClaw's loader warns about a long description and loads the skill.
+            // OpenClaw's loader warns about a long description and loads the skill; Codex cuts
+            // it to 1,024 characters, Gemini CLI keeps it whole.
             diagnostic.severity = crate::check::rule::Severity::Warning;
-            diagnostic.note = Some(format!(
-                "{} warns about this and loads the skill",
-                cx.target.display()
-            ));
+            diagnostic.note = Some(match cx.target {
+                crate::agent::Target::Codex => {
+                    "Codex cuts it to its first 1,021 characters and `...`".into()
+                }
+                crate::agent::Target::OpenClaw => {
+                    "OpenClaw warns about this and loads the skill".into()
+                }
+                _ => format!("{} loads it whole", cx.target.display()),
+            });
         }
         out.push(diagnostic);
     }

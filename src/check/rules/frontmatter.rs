@@ -177,6 +177,11 @@ pub(super) fn check<'a>(
                     )));
                     return None;
                 }
+            } else if let Some(note) = recovered_by(target, skill, source) {
+                // The agent reads the skill anyway (its own repair or fallback): a warning,
+                // since the other agents still reject it.
+                out.push(yaml_error(source, region, error, Severity::Warning).note(note));
+                return None;
             } else {
                 out.push(yaml_error(source, region, error, Severity::Error));
                 return None;
@@ -229,6 +234,27 @@ pub(super) fn check<'a>(
         return None;
     };
     Some(Parsed { yaml, doc })
+}
+
+/// Whether `target` loads the skill although its YAML does not parse, and how: Gemini CLI
+/// falls back to reading the `name:` and `description:` lines, Codex quotes the values that
+/// break YAML and parses again (`docs/agents.md`).
+fn recovered_by(target: Target, skill: &Skill, source: &SourceText) -> Option<&'static str> {
+    match target {
+        Target::GeminiCli => {
+            let (yaml, _) = crate::agent::gemini::split(source.text())?;
+            let (name, description) = crate::agent::gemini::scan(yaml)?;
+            (!name.trim().is_empty() && !description.trim().is_empty()).then_some(
+                "Gemini CLI reads `name` and `description` line by line when the YAML fails, and loads the skill with those alone; strict parsers (skills-ref, PyYAML) reject it",
+            )
+        }
+        Target::Codex => crate::agent::codex::parse(source.text(), &skill.dir_name)
+            .is_ok()
+            .then_some(
+                "Codex quotes the values that break YAML and parses again, and loads the skill; strict parsers (skills-ref, PyYAML) reject it",
+            ),
+        _ => None,
+    }
 }
 
 fn claude_code_fallback(skill: &Skill, reading: &Reading) -> Option<String> {

@@ -55,11 +55,12 @@ pub(super) fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     // keys it has: only a misspelt key matters there.
     let lenient = cx.target == Target::AgentSkills
         && crate::agent::in_unmodelled_agents_folder(&cx.skill.dir);
-    for (key, _) in &cx.doc.entries {
+    for (key, node) in &cx.doc.entries {
+        let misspelt = misspelling(cx, &key.value, *node);
         let known = known_key(&key.value);
         let own_or_client = match known {
             Some(known) => !matches!(known.origin, KeyOrigin::Spec),
-            None => suggest(&key.value).is_none(),
+            None => misspelt.is_none(),
         };
         if lenient && own_or_client && key.value != "when_to_use" {
             continue;
@@ -123,15 +124,18 @@ pub(super) fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
             // when it is a misspelt known one (`allowed_tools`): `author` or `tags` are the
             // author's own notes, harmless there.
             None if (cx.target.is_claude_code() || cx.target.ignores_unknown_keys())
-                && suggest(&key.value).is_none() => {}
-            None => out.push(unknown_key(cx, key)),
+                && misspelt.is_none() => {}
+            None => out.push(unknown_key(cx, key, misspelt)),
         }
     }
 }
 
 /// The finding about a key no agent knows: a misspelt known key, or the author's own.
-fn unknown_key(cx: &Context<'_>, key: &crate::skill::model::Spanned<String>) -> Diagnostic {
-    let misspelt = suggest(&key.value);
+fn unknown_key(
+    cx: &Context<'_>,
+    key: &crate::skill::model::Spanned<String>,
+    misspelt: Option<&'static str>,
+) -> Diagnostic {
     let mut diagnostic = if cx.target.is_claude_code() || cx.target.ignores_unknown_keys() {
         Diagnostic::warning(
             &UNKNOWN_KEY,
@@ -165,6 +169,25 @@ fn unknown_key(cx: &Context<'_>, key: &crate::skill::model::Spanned<String>) -> 
         OWN_KEY_LABEL
     };
     diagnostic.at(key.span.clone()).label(label)
+}
+
+/// The known key `key` is a misspelling of ([`suggest`]), unless its value could not be that
+/// key's: a list or mapping under a name close to a key that takes one text (`agents: [a, b]`
+/// beside `agent`) is the author's own key, kept on purpose.
+fn misspelling(
+    cx: &Context<'_>,
+    key: &str,
+    node: crate::skill::yaml::NodeId,
+) -> Option<&'static str> {
+    let known = suggest(key)?;
+    let structured = matches!(
+        cx.yaml.resolve(node).kind,
+        crate::skill::yaml::NodeKind::Sequence { .. }
+            | crate::skill::yaml::NodeKind::Mapping { .. }
+    );
+    let takes_structure = known_key(known)
+        .is_some_and(|known| known.expects.contains("list") || known.expects.contains("mapping"));
+    (!structured || takes_structure).then_some(known)
 }
 
 /// The known key closest to `key`: the same words written another way (`allowed_tools`,

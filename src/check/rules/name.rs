@@ -59,15 +59,35 @@ fn check_spec(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     let from = out.len();
     check_spec_name(cx, out);
     if cx.target.warns_on_spec_limits() {
-        // OpenClaw's loader warns about a name outside the spec (and names a skill without
-        // one after its folder) and loads the skill all the same.
+        // OpenClaw's loader warns about a name outside the spec, Codex and Gemini CLI say
+        // nothing, and all three load the skill. Where they do not: Codex drops a name over
+        // 64 characters, or one that is a list or mapping; Gemini CLI drops a skill without a
+        // name (OpenClaw and Codex use the folder's).
+        // Codex reads a number as its text but refuses a list or a mapping.
+        let structured = matches!(
+            cx.doc.name.as_deref().map(|field| &field.value),
+            Some(Err(_))
+        );
+        let loads = |rule: &crate::check::rule::Rule| match cx.target {
+            Target::Codex => {
+                !std::ptr::eq(rule, &raw const NAME_TOO_LONG)
+                    && !(structured && std::ptr::eq(rule, &raw const NAME_NOT_STRING))
+            }
+            Target::GeminiCli => ![&raw const NAME_MISSING, &raw const NAME_EMPTY]
+                .iter()
+                .any(|missing| std::ptr::eq(rule, *missing)),
+            _ => true,
+        };
+        let how = if cx.target == Target::OpenClaw {
+            "warns about this and loads the skill"
+        } else {
+            "loads the skill all the same"
+        };
         for diagnostic in &mut out[from..] {
-            if diagnostic.severity == crate::check::rule::Severity::Error {
+            if diagnostic.severity == crate::check::rule::Severity::Error && loads(diagnostic.rule)
+            {
                 diagnostic.severity = crate::check::rule::Severity::Warning;
-                diagnostic.note = Some(format!(
-                    "{} warns about this and loads the skill",
-                    cx.target.display()
-                ));
+                diagnostic.note = Some(format!("{} {how}", cx.target.display()));
             }
         }
     }
@@ -275,41 +295,10 @@ fn check_claude_code(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
             .help("rename the folder (lowercase letters, digits and hyphens work everywhere)"),
         );
     }
-    let Some(field) = &cx.doc.name else { return };
-    let Ok(name) = &field.value else { return };
-    if refused || name.trim().is_empty() {
-        // An empty display label changes nothing: the folder name is used either way.
-        return;
-    }
-    // A plugin's skills are namespaced (`plugin:skill`) and loaded by the plugin loader, whose
-    // naming the conformance harness has not recorded: say nothing rather than guess.
-    if crate::check::plugin_of(&cx.skill.path).is_some() {
-        return;
-    }
-    if name.nfkc().collect::<String>() != folder.nfkc().collect::<String>() {
-        // 2.1.332 shows a clean name beside the folder's; the model still calls the folder.
-        let shown = current
-            && names::is_showable(name)
-            && names::is_clean_name(name)
-            && !names::COMMAND_NAMES.contains(&name.as_str());
-        let message = if shown {
-            format!(
-                "Claude Code lists this skill as `{folder} ({name})` and runs it as `{folder}` (its folder), not `{name}`"
-            )
-        } else {
-            format!("Claude Code lists this skill as `{folder}` (its folder), not `{name}`")
-        };
-        out.push(
-            Diagnostic::warning(&NAME_FOLDER_MISMATCH, message)
-            .at(field.span.clone())
-            .note("Claude Code uses the folder name as the skill's name; `name` is only a display label")
-            .help(if check_name_text(name, None, Target::AgentSkills, 0..0).is_empty() {
-                format!("rename the folder to `{name}`, or set `name: {folder}`")
-            } else {
-                format!("set `name: {folder}`")
-            }),
-        );
-    }
+    // A `name` that differs from the folder is not reported: Claude Code names the skill after
+    // its folder (the model and the user both call the folder's name) and shows `name` only
+    // as a label beside it, so the difference costs nothing (benches/realworld: every such
+    // warning on published skills was judged one no maintainer would act on).
 }
 
 /// A letter or digit in Python's `str.isalnum` sense: General Category L* or N*.
