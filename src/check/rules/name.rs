@@ -70,8 +70,9 @@ fn check_spec(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         );
         let loads = |rule: &crate::check::rule::Rule| match cx.target {
             Target::Codex => {
-                !std::ptr::eq(rule, &raw const NAME_TOO_LONG)
-                    && !(structured && std::ptr::eq(rule, &raw const NAME_NOT_STRING))
+                let dropped = std::ptr::eq(rule, &raw const NAME_TOO_LONG)
+                    || (structured && std::ptr::eq(rule, &raw const NAME_NOT_STRING));
+                !dropped
             }
             Target::GeminiCli => ![&raw const NAME_MISSING, &raw const NAME_EMPTY]
                 .iter()
