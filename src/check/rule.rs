@@ -114,7 +114,7 @@ rules! {
         "What it does: checks that the frontmatter YAML is a mapping.\n\nWhy: agents read keys such as `name` from it; a list or a bare string has none.\n\nExample: frontmatter that is a YAML list (`- name`).";
     YAML_SYNTAX = "SK008" "yaml-syntax" Error Validate Safe All
         "the frontmatter is not valid YAML"
-        "What it does: parses the frontmatter as YAML 1.2 and reports the first syntax error.\n\nWhy: strict parsers (Codex, skills-ref, PyYAML) skip or reject a skill whose YAML does not parse; Claude Code retries once after quoting values itself.\n\nExample: `description: Use when: the user asks` (an unquoted `: ` inside a value); quote the value.";
+        "What it does: parses the frontmatter as YAML 1.2 and reports the first syntax error, for the targets that then skip the skill. Claude Code retries once after quoting values itself, Codex repairs such values and parses again, and Gemini CLI reads the `name:` and `description:` lines on their own: where every target the skill is checked for reads it that way, it is not reported (check with `--target agentskills` or `skills-ref` for the strict parsers).\n\nWhy: strict parsers (skills-ref, PyYAML, the `skills` CLI) skip or reject a skill whose YAML does not parse.\n\nExample: `description: Use when: the user asks` (an unquoted `: ` inside a value); quote the value.";
     DUPLICATE_KEY = "SK009" "duplicate-key" Error Validate No All
         "a key appears twice in the frontmatter"
         "What it does: flags a key that is defined twice in the same mapping.\n\nWhy: YAML forbids it; some parsers reject the file and others silently keep one of the values.\n\nExample: two `name:` lines.";

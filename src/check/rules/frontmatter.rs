@@ -164,11 +164,10 @@ pub(super) fn check<'a>(
         Err(error) => {
             if target.is_claude_code() {
                 if let Some(retried) = crate::agent::claude_code::reading::retry(source, region) {
-                    out.push(
-                        yaml_error(source, region, error, Severity::Warning).note(
-                            "Claude Code accepts this only by quoting the value itself and parsing again; strict parsers (Codex, skills-ref, PyYAML) reject the skill",
-                        ),
-                    );
+                    // Claude Code quotes the values itself and parses again: the skill loads as
+                    // written, so for Claude Code it is no finding; the targets that refuse it
+                    // report it.
+                    push_unless_syntax(out, yaml_error(source, region, error, Severity::Warning));
                     Cow::Owned(retried)
                 } else {
                     out.push(yaml_error(source, region, error, Severity::Error).note(format!(
@@ -177,10 +176,9 @@ pub(super) fn check<'a>(
                     )));
                     return None;
                 }
-            } else if let Some(note) = recovered_by(target, skill, source) {
-                // The agent reads the skill anyway (its own repair or fallback): a warning,
-                // since the other agents still reject it.
-                out.push(yaml_error(source, region, error, Severity::Warning).note(note));
+            } else if recovered_by(target, skill, source) {
+                // The agent reads the skill anyway (its own repair or fallback).
+                push_unless_syntax(out, yaml_error(source, region, error, Severity::Warning));
                 return None;
             } else {
                 out.push(yaml_error(source, region, error, Severity::Error));
@@ -237,23 +235,25 @@ pub(super) fn check<'a>(
 }
 
 /// Whether `target` loads the skill although its YAML does not parse, and how: Gemini CLI
-/// falls back to reading the `name:` and `description:` lines, Codex quotes the values that
+/// falls back to reading the `name:` and `description:` lines (the only keys it uses), Codex quotes the values that
 /// break YAML and parses again (`docs/agents.md`).
-fn recovered_by(target: Target, skill: &Skill, source: &SourceText) -> Option<&'static str> {
+fn recovered_by(target: Target, skill: &Skill, source: &SourceText) -> bool {
     match target {
-        Target::GeminiCli => {
-            let (yaml, _) = crate::agent::gemini::split(source.text())?;
-            let (name, description) = crate::agent::gemini::scan(yaml)?;
-            (!name.trim().is_empty() && !description.trim().is_empty()).then_some(
-                "Gemini CLI reads `name` and `description` line by line when the YAML fails, and loads the skill with those alone; strict parsers (skills-ref, PyYAML) reject it",
-            )
-        }
-        Target::Codex => crate::agent::codex::parse(source.text(), &skill.dir_name)
-            .is_ok()
-            .then_some(
-                "Codex quotes the values that break YAML and parses again, and loads the skill; strict parsers (skills-ref, PyYAML) reject it",
-            ),
-        _ => None,
+        Target::GeminiCli => crate::agent::gemini::split(source.text())
+            .and_then(|(yaml, _)| crate::agent::gemini::scan(yaml))
+            .is_some_and(|(name, description)| {
+                !name.trim().is_empty() && !description.trim().is_empty()
+            }),
+        Target::Codex => crate::agent::codex::parse(source.text(), &skill.dir_name).is_ok(),
+        _ => false,
+    }
+}
+
+/// Reports what a recovered YAML error still means for the target (a tab, a key given twice),
+/// but not the syntax error itself, which the target got past.
+fn push_unless_syntax(out: &mut Vec<Diagnostic>, diagnostic: Diagnostic) {
+    if !std::ptr::eq(diagnostic.rule, &raw const YAML_SYNTAX) {
+        out.push(diagnostic);
     }
 }
 
