@@ -602,8 +602,10 @@ fn what_codex_and_gemini_load_is_a_warning_not_an_error() {
     );
     let (code, stdout, stderr) = run(cx.command(&["validate", ".", "--format", "concise"]));
     assert_eq!(code, 0, "{stdout}{stderr}");
+    // Gemini CLI reads the `name:` and `description:` lines on their own, so the YAML that a
+    // strict parser refuses is no finding for it; the name it keeps is still off the spec.
     assert!(
-        stdout.contains("SK008 warning") && stdout.contains("SK106 warning"),
+        !stdout.contains("SK008") && stdout.contains("SK106 warning"),
         "{stdout}"
     );
     let (code, stdout, _) = run(cx.command(&[
@@ -691,4 +693,62 @@ fn round_five_near_misses_stay_quiet_and_defects_still_fire() {
         !found.contains_key("skills/tester/assets/sample-skill/SKILL.md"),
         "{found:?}"
     );
+}
+
+/// Round 6: a SKILL.md that sends the agent to search a whole folder, descriptions that say
+/// when in another phrasing or in Chinese and Japanese, a list of markers; each beside the
+/// defect the same rule still reports.
+#[test]
+fn round_six_near_misses_stay_quiet_and_defects_still_fire() {
+    let cx = TestContext::new();
+    skill(
+        &cx,
+        "skills/searched",
+        "",
+        "Grep across `references/` for the topic at hand.\n\nFlag each TODO/FIXME marker the diff adds.\n",
+    );
+    cx.write("skills/searched/references/alpha.md", "# Alpha\n");
+    cx.write("skills/searched/references/beta.md", "# Beta\n");
+    skill(
+        &cx,
+        "skills/forgotten",
+        "",
+        "Follow the steps.\n\nTODO: write the steps\n",
+    );
+    cx.write("skills/forgotten/references/gamma.md", "# Gamma\n");
+    cx.skill(
+        "skills/after-merge",
+        "---\nname: after-merge\ndescription: Checks the follow-ups of a merged pull request. Use after a merge to list what is left.\n---\n\nCheck.\n",
+    );
+    cx.skill(
+        "skills/japanese",
+        "---\nname: japanese\ndescription: 日本語のドキュメントを校正し、表記ゆれを統一する。文書を公開する前の時に使用。\n---\n\n校正する。\n",
+    );
+    cx.skill(
+        "skills/short-japanese",
+        "---\nname: short-japanese\ndescription: 校正する時に使用\n---\n\n校正する。\n",
+    );
+    cx.skill(
+        "skills/no-trigger",
+        "---\nname: no-trigger\ndescription: Checks the follow-ups of a merged pull request and lists what is left.\n---\n\nCheck.\n",
+    );
+    let (found, _, stderr) = findings(&cx, &["."]);
+    let has = |file: &str, code: &str| codes_of(&found, file).contains(&code.to_owned());
+    let searched = codes_of(&found, "skills/searched/SKILL.md");
+    for code in ["SK304", "SK209"] {
+        assert!(
+            !searched.contains(&code.to_owned()),
+            "{code}: {searched:?} {stderr}"
+        );
+    }
+    assert!(has("skills/forgotten/SKILL.md", "SK304"), "{found:?}");
+    assert!(has("skills/forgotten/SKILL.md", "SK209"), "{found:?}");
+    assert!(!has("skills/after-merge/SKILL.md", "SK206"), "{found:?}");
+    assert!(has("skills/no-trigger/SKILL.md", "SK206"), "{found:?}");
+    let japanese = codes_of(&found, "skills/japanese/SKILL.md");
+    assert!(
+        !japanese.contains(&"SK206".to_owned()) && !japanese.contains(&"SK208".to_owned()),
+        "{japanese:?}"
+    );
+    assert!(has("skills/short-japanese/SKILL.md", "SK208"), "{found:?}");
 }

@@ -44,6 +44,27 @@ const TRIGGERS: &[&str] = &[
     "user requests",
     "needs to",
     "wants to",
+    "use after",
+    "use before",
+    "use during",
+    "use once",
+];
+
+/// Phrases that say when to use a skill in Chinese and Japanese ("…の時に使用", "用于…",
+/// "…时使用", "…場合"), which have no spaces to find English phrases by.
+const CJK_TRIGGERS: &[&str] = &[
+    "時に",
+    "ときに",
+    "場合",
+    "際に",
+    "使用",
+    "使う",
+    "用于",
+    "适用",
+    "时使用",
+    "時使用",
+    "当用户",
+    "需要时",
 ];
 
 /// Phrases that say nothing specific.
@@ -99,9 +120,11 @@ pub(super) fn check(cx: &LintContext<'_>, out: &mut Vec<Diagnostic>) {
         || doc.argument_hint.is_some();
     // "For evolutionary analysis, …": a sentence that starts with "For" names the use.
     let for_clause = lower.starts_with("for ") || lower.contains(". for ");
+    let cjk_trigger = CJK_TRIGGERS.iter().any(|trigger| text.contains(trigger));
     if !when_to_use
         && !user_only
         && !for_clause
+        && !cjk_trigger
         && !TRIGGERS
             .iter()
             .any(|trigger| contains_phrase(&lower, trigger))
@@ -129,7 +152,15 @@ pub(super) fn check(cx: &LintContext<'_>, out: &mut Vec<Diagnostic>) {
     }
     let words = text.split_whitespace().count();
     let chars = text.chars().count();
-    if chars < 40 || words < 6 {
+    // Chinese and Japanese have no spaces between words: the length says it, in characters
+    // (one such character carries about what an English word does).
+    let wide = text.chars().filter(|c| is_cjk(*c)).count();
+    let too_short = if wide * 2 >= chars {
+        wide < 12
+    } else {
+        chars < 40 || words < 6
+    };
+    if too_short {
         out.push(
             Diagnostic::warning(
                 &DESCRIPTION_VAGUE,
@@ -150,6 +181,11 @@ pub(super) fn check(cx: &LintContext<'_>, out: &mut Vec<Diagnostic>) {
             .help("name the task, the inputs and the output, and when to use the skill"),
         );
     }
+}
+
+/// A Han, Hiragana or Katakana character.
+fn is_cjk(c: char) -> bool {
+    matches!(c, '\u{3040}'..='\u{30FF}' | '\u{3400}'..='\u{4DBF}' | '\u{4E00}'..='\u{9FFF}' | '\u{F900}'..='\u{FAFF}')
 }
 
 /// Where `text` (a trimmed slice) starts in `value`.

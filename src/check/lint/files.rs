@@ -997,6 +997,13 @@ fn mentions_placeholder(text: &str, at: usize, fences: &[Range<usize>]) -> bool 
     if before_marker.is_some_and(|c| matches!(c, '/' | ',' | '-')) {
         return true;
     }
+    // `TODO/FIXME/HACK`, `TODO, FIXME`: the first of a list of markers.
+    let word_end = text[at..]
+        .find(|c: char| !c.is_ascii_alphabetic())
+        .map_or(text.len(), |end| at + end);
+    if text[word_end..].starts_with(['/', ',']) {
+        return true;
+    }
     // `[TODO LIST](…)`: the title of a page linked to.
     if text[at..].starts_with("[TODO") && super::line_after(text, at).contains("](") {
         return true;

@@ -69,6 +69,13 @@ impl Graph {
         let mut templates = Templates::default();
         let mut edges: Vec<Vec<usize>> = vec![Vec::new(); n + 1];
         edges[skill_md] = nodes.targets(text, "", fences, false, skill_md);
+        // "Grep across `references/`", "browse the scripts/ folder": the whole folder is what
+        // SKILL.md sends the agent to.
+        for folder in searched_folders(text) {
+            if let Some(node) = nodes.at(folder) {
+                edges[skill_md].push(node);
+            }
+        }
         templates.collect(text, "", skill_md);
         for (index, file) in files.iter().enumerate() {
             let Some(content) = file.text.as_deref() else {
@@ -313,6 +320,50 @@ fn is_code(path: &str) -> bool {
             .iter()
             .any(|code| code.eq_ignore_ascii_case(ext))
     })
+}
+
+/// The resource folders a sentence of `text` tells the agent to search or browse as a whole:
+/// `references/` (or `scripts/`, `assets/`) beside a verb of looking through ("grep", "search",
+/// "browse", "explore", "look in", "list") or "all"/"any" files. Each sentence is read once.
+fn searched_folders(text: &str) -> Vec<&'static str> {
+    const VERBS: &[&str] = &[
+        "grep",
+        "search",
+        "browse",
+        "explore",
+        "look in",
+        "look through",
+        "list ",
+        "scan",
+        "all files",
+        "any file",
+        "every file",
+        "files in",
+        "files under",
+        "the docs in",
+    ];
+    let mut found = Vec::new();
+    for folder in ["references", "scripts", "assets"] {
+        let marker = format!("{folder}/");
+        let searched = text.match_indices(&marker).any(|(at, _)| {
+            // The folder alone (`references/`, not `references/api.md`).
+            let alone = !text[at + marker.len()..]
+                .starts_with(|c: char| c.is_alphanumeric() || matches!(c, '_' | '-' | '.'));
+            alone && {
+                let sentence = format!(
+                    "{} {}",
+                    super::sentence_before(text, at),
+                    super::line_after(text, at + marker.len())
+                )
+                .to_lowercase();
+                VERBS.iter().any(|verb| sentence.contains(verb))
+            }
+        });
+        if searched {
+            found.push(folder);
+        }
+    }
+    found
 }
 
 /// The nodes past the files: folders, file names and code stems, each leading to its files.
