@@ -56,7 +56,8 @@ HALVES = {
     "dev": ("tuned", "dev"),
     "held-out": ("held-out",),
     "held-out-2": ("held-out-2",),
-    "all": ("tuned", "dev", "held-out", "held-out-2"),
+    "held-out-3": ("held-out-3",),
+    "all": ("tuned", "dev", "held-out", "held-out-2", "held-out-3"),
 }
 
 
@@ -104,13 +105,36 @@ def split(args):
     rows = collections_list()
     held = draw(rows, args.seed)
     wrong = [c.name for c in rows if c.half in ("dev", "held-out") and (c.name in held) != (c.half == "held-out")]
-    for half in ("tuned", "dev", "held-out", "held-out-2"):
+    for half in HALVES["all"]:
         names = [c for c in rows if c.half == half]
         print(f"{half:>8}: {len(names)} collections, {sum(c.skill_files for c in names)} skill files: "
               + ", ".join(c.name for c in names))
     if wrong:
         sys.exit(f"repos.tsv does not record the draw of seed {args.seed}: {', '.join(wrong)}")
     print(f"repos.tsv records the draw of seed {args.seed}")
+    later = later_draw()
+    for half, (start, end) in LATER_DRAWS.items():
+        taken = [c.repo for c in rows if c.half == half]
+        window = later[start:end]
+        stray = [r for r in taken if r not in window]
+        if stray or taken != [r for r in window if r in taken]:
+            sys.exit(f"repos.tsv does not record the {half} draw (positions {start}-{end - 1} of "
+                     f"{LATER_SEED!r}, in order): {', '.join(stray) or 'order differs'}")
+        print(f"repos.tsv records the {half} draw: {len(taken)} of positions {start}-{end - 1} "
+              f"of heldout2-candidates.txt shuffled with {LATER_SEED!r}")
+
+
+# The later held-out halves: slices of heldout2-candidates.txt shuffled once with one seed,
+# each drawn after the rules had been fixed for the round before (see repos.tsv).
+LATER_SEED = "realworld-heldout-2:33"
+LATER_DRAWS = {"held-out-2": (0, 24), "held-out-3": (24, 43)}
+
+
+def later_draw():
+    names = [line.strip() for line in (HERE / "heldout2-candidates.txt").read_text().splitlines()
+             if line.strip() and not line.startswith("#")]
+    random.Random(LATER_SEED).shuffle(names)
+    return names
 
 
 def git(*args, cwd=None, **kw):
